@@ -1,0 +1,26 @@
+# Helper functions so that each test is one line in its CMakeLists.txt.
+
+# grader_add_unit_test(NAME SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds])
+# A doctest executable with the shared main, registered with CTest.
+function(grader_add_unit_test NAME)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  add_executable(${NAME} ${ARG_SOURCES})
+  target_link_libraries(${NAME} PRIVATE grader_doctest_main doctest::doctest ${ARG_LIBS})
+  add_test(NAME ${NAME} COMMAND ${NAME})
+  set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host")
+endfunction()
+
+# grader_add_gpu_test(NAME COMMAND cmd args... [TIMEOUT seconds])
+# A test that needs a CUDA GPU. Its program must print why and exit 77 when there is none;
+# CTest then reports it as skipped (the test preset runs verbose, so the reason is printed).
+function(grader_add_gpu_test NAME)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "COMMAND" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  add_test(NAME ${NAME} COMMAND ${ARG_COMMAND})
+  set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} SKIP_RETURN_CODE 77 LABELS "gpu")
+endfunction()

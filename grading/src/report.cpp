@@ -1,0 +1,105 @@
+#include "grading/report.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+namespace grading {
+namespace {
+
+nlohmann::json timing_json(const TimingResult& t)
+{
+    return {{"student_ms", t.student_ms},
+            {"reference_ms", t.reference_ms},
+            {"cpu_ms", t.cpu_ms},
+            {"speedup_vs_reference", t.speedup_vs_reference},
+            {"speedup_vs_cpu", t.speedup_vs_cpu},
+            {"bandwidth_gb_s", t.bandwidth_gb_s},
+            {"reference_bandwidth_gb_s", t.reference_bandwidth_gb_s},
+            {"reps", t.reps},
+            {"student_samples_ms", t.student_samples_ms},
+            {"reference_samples_ms", t.reference_samples_ms},
+            {"note", t.note}};
+}
+
+nlohmann::json case_json(const CaseResult& c)
+{
+    nlohmann::json j = {{"index", c.index},       {"label", c.label},       {"n", c.n},
+                        {"data", c.data},         {"seed", c.seed},         {"timed", c.timed},
+                        {"status", c.status},     {"seconds", c.seconds},   {"summary", c.summary},
+                        {"findings", c.findings}, {"detail", c.detail},     {"reproduce", c.reproduce}};
+    if (c.height > 0) j["height"] = c.height, j["width"] = c.width;
+    if (c.mask_width > 0) j["mask_width"] = c.mask_width;
+    j["timing"] = c.timing ? timing_json(*c.timing) : nlohmann::json(nullptr);
+    return j;
+}
+
+std::string fixed(double value, int precision)
+{
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(precision) << value;
+    return s.str();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const GradeReport& report)
+{
+    nlohmann::json exercises = nlohmann::json::array();
+    for (const auto& e : report.exercises) {
+        nlohmann::json cases = nlohmann::json::array();
+        for (const auto& c : e.cases) cases.push_back(case_json(c));
+        exercises.push_back({{"name", e.name},
+                             {"status", e.status},
+                             {"message", e.message},
+                             {"source", e.source},
+                             {"points", e.points},
+                             {"max_points", e.max_points},
+                             {"correctness_points", e.correctness_points},
+                             {"speed_points", e.speed_points},
+                             {"compile_seconds", e.compile_seconds},
+                             {"compile_output", e.compile_output},
+                             {"library_use", e.library_use},
+                             {"runner_output", e.runner_output},
+                             {"seconds", e.seconds},
+                             {"cases", cases}});
+    }
+    return {{"schema_version", results_schema_version},
+            {"grader_version", report.grader_version},
+            {"started_at", report.started_at},
+            {"submission", report.submission},
+            {"device", report.device},
+            {"compute_capability", report.compute_capability},
+            {"points", report.points},
+            {"max_points", report.max_points},
+            {"seconds", report.seconds},
+            {"exercises", exercises}};
+}
+
+void print_summary_table(const GradeReport& report, std::ostream& out)
+{
+    out << "\n" << std::left << std::setw(35) << "exercise" << std::setw(19) << "status" << std::right << std::setw(7)
+        << "cases" << std::setw(13) << "points" << std::setw(12) << "vs ref" << std::setw(10) << "GB/s" << "\n";
+    out << std::string(96, '-') << "\n";
+    for (const auto& e : report.exercises) {
+        std::size_t passed = 0;
+        std::string speed = "-", bandwidth = "-";
+        for (const auto& c : e.cases) {
+            passed += c.status == "pass";
+            if (c.timing && c.timing->student_ms > 0) {
+                if (c.timing->reference_ms > 0) speed = fixed(c.timing->speedup_vs_reference, 2) + "x";
+                bandwidth = fixed(c.timing->bandwidth_gb_s, 0);
+            }
+        }
+        const std::string cases = e.cases.empty() ? "-" : std::to_string(passed) + "/" + std::to_string(e.cases.size());
+        out << std::left << std::setw(35) << e.name << std::setw(19) << e.status << std::right << std::setw(7) << cases
+            << std::setw(13) << (fixed(e.points, 2) + "/" + fixed(e.max_points, 0)) << std::setw(12) << speed
+            << std::setw(10) << bandwidth << "\n";
+    }
+    out << std::string(96, '-') << "\n";
+    out << std::left << std::setw(61) << "total" << std::right << std::setw(13)
+        << (fixed(report.points, 2) + "/" + fixed(report.max_points, 0)) << "\n";
+    out << "device: " << (report.device.empty() ? "(none used)" : report.device + " (compute capability " + report.compute_capability + ")")
+        << "; wall time " << fixed(report.seconds, 1) << " s\n";
+}
+
+}  // namespace grading

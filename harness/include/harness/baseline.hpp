@@ -1,0 +1,22 @@
+// The CPU side of a speed case: a plain single-threaded version of the exercise, timed on the
+// case's input in the grading run, and the minimum bytes a GPU version must move.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/cases.hpp"
+#include "harness/data.hpp"
+#include "harness/exercise.hpp"
+
+namespace harness {
+
+// Median wall time in milliseconds of `runs` single-threaded CPU runs.
+double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs = 3);
+
+// Bytes read plus bytes written by an ideal implementation: each input once, each output once.
+std::int64_t minimum_bytes(const Exercise& exercise, const Case& c);
+
+// Median of a sample list (the mean of the two middle values for an even count); 0 when empty.
+double median(std::vector<double> samples);
+
+}  // namespace harness

@@ -1,0 +1,38 @@
+// Internal to the checker: the element-by-element comparison that every array output shares, and
+// the family-specific diagnosis hooks built on it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/check.hpp"
+
+namespace harness::detail {
+
+// One element of the output, classified.
+enum class Mark : std::uint8_t { ok, wrong, unwritten, nan, guard_copy };
+
+struct ArrayComparison {
+    std::vector<double> actual;           // output values (NaN where not a number)
+    std::vector<Mark> marks;              // one per output element
+    std::int64_t bad = 0, wrong = 0, unwritten = 0, nan = 0, guard_copy = 0;
+    std::int64_t first_bad = -1, last_bad = -1;
+};
+
+ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expected& expected);
+
+// Findings about memory outside the output: guard zones of out, in and scratch, a modified input.
+void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, const CaseInputs& inputs,
+                  Diagnosis& diagnosis);
+
+// Where the bad elements lie when the output is cut into sections of `section` elements
+// (scan sections, reduction blocks, convolution tiles): counts, ranges, offsets within a section.
+void describe_sections(const ArrayComparison& cmp, std::int64_t section, const char* section_word,
+                       Diagnosis& diagnosis);
+
+// Scan-specific hypotheses (exclusive scan, missing block offsets, wrong section size, ...).
+void diagnose_scan(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                   const ArrayComparison& cmp, Diagnosis& diagnosis);
+
+}  // namespace harness::detail

@@ -1,0 +1,79 @@
+#include "harness/data.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace harness {
+namespace {
+
+// Integer-valued scan input whose running sum follows a slow triangle wave between 0 and about
+// 2^21: each value is drawn from [-3, 12] while the sum is below the target and from [-12, 3]
+// while above, so the sum tracks the target within a few units. Block sums are therefore rarely
+// zero (a missing block offset shows), yet no prefix leaves [-12, scan_prefix_bound].
+std::vector<float> scan_integers(std::int64_t n, std::uint64_t seed)
+{
+    constexpr std::int64_t period = std::int64_t{1} << 20;   // target rises 4 per element, then falls
+    constexpr std::int64_t slope = 4;
+    SplitMix64 rng(seed);
+    std::vector<float> values(static_cast<std::size_t>(n));
+    std::int64_t prefix = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t phase = i % period;
+        const std::int64_t target = slope * (phase < period / 2 ? phase : period - phase);
+        const std::int64_t v = prefix < target ? rng.uniform_int(-3, 12) : rng.uniform_int(-12, 3);
+        prefix += v;
+        values[static_cast<std::size_t>(i)] = static_cast<float>(v);
+    }
+    return values;
+}
+
+// Multiples of 2^-20 in [-0.5, 1.5): exact floats, mixed sign, positive mean.
+std::vector<float> scan_fractions(std::int64_t n, std::uint64_t seed)
+{
+    SplitMix64 rng(seed);
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (auto& v : values) v = static_cast<float>(rng.uniform_int(-(1 << 19), 3 * (1 << 19) - 1)) / float(1 << 20);
+    return values;
+}
+
+}  // namespace
+
+const void* CaseInputs::input_data() const
+{
+    return in_f64.empty() ? static_cast<const void*>(in_f32.data()) : static_cast<const void*>(in_f64.data());
+}
+
+std::size_t CaseInputs::input_bytes() const
+{
+    return in_f64.empty() ? in_f32.size() * sizeof(float) : in_f64.size() * sizeof(double);
+}
+
+CaseInputs make_inputs(const Exercise& exercise, const Case& c)
+{
+    CaseInputs inputs;
+    switch (exercise.family) {
+    case Family::section_scan:
+    case Family::full_scan:
+        inputs.in_f32 = c.data == DataKind::integers ? scan_integers(c.n, c.seed) : scan_fractions(c.n, c.seed);
+        return inputs;
+    default: throw std::logic_error("no inputs defined for family " + std::string(family_name(exercise.family)));
+    }
+}
+
+std::uint64_t checksum64(const void* data, std::size_t bytes)
+{
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::uint64_t hash = 0x243f6a8885a308d3ull ^ bytes;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p + i, 8);
+        hash = (hash ^ word) * 0x9fb21c651e98df25ull;
+        hash ^= hash >> 29;
+    }
+    for (; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+    return hash;
+}
+
+}  // namespace harness

@@ -1,0 +1,114 @@
+// What a wrong scan output looks like, tested as hypotheses against every wrong element: each
+// hypothesis recomputes what a specific mistake would produce and checks whether the output
+// matches it exactly (integer data) or within tolerance (fractional data).
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "array_check.hpp"
+
+namespace harness::detail {
+namespace {
+
+bool close(double actual, double wanted, double tolerance) { return std::fabs(actual - wanted) <= tolerance; }
+
+// True if every written, non-NaN bad element equals `model(i)`; `model` is called for every i in
+// order, so it can keep running sums. False if there are no such elements.
+bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
+                        const std::function<double(std::size_t)>& model)
+{
+    std::int64_t matched = 0;
+    for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
+        const double predicted = model(i);
+        if (cmp.marks[i] != Mark::wrong) continue;
+        if (!close(cmp.actual[i], predicted, expected.tolerance[i])) return false;
+        ++matched;
+    }
+    return matched > 0;
+}
+
+// Inclusive scan restarted every `section` elements (0: never).
+std::function<double(std::size_t)> sectioned_scan(const std::vector<float>& in, std::int64_t section)
+{
+    return [&in, section, sum = 0.0](std::size_t i) mutable {
+        if (section > 0 && static_cast<std::int64_t>(i) % section == 0) sum = 0;
+        sum += in[i];
+        return sum;
+    };
+}
+
+// If the wrong elements of each section are all off by one constant, that constant for the
+// first wrong section.
+std::optional<std::pair<std::int64_t, double>> constant_offset_per_section(const ArrayComparison& cmp,
+                                                                           const Expected& expected,
+                                                                           std::int64_t section)
+{
+    std::optional<std::pair<std::int64_t, double>> first;
+    std::int64_t current = -1;
+    double offset = 0;
+    for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
+        if (cmp.marks[i] != Mark::wrong) continue;
+        const std::int64_t s = static_cast<std::int64_t>(i) / section;
+        const double diff = cmp.actual[i] - expected.value[i];
+        if (s != current) current = s, offset = diff;
+        else if (!close(diff, offset, 2 * expected.tolerance[i])) return std::nullopt;
+        if (!first) first = std::make_pair(s, diff);
+    }
+    return first;
+}
+
+}  // namespace
+
+void diagnose_scan(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                   const ArrayComparison& cmp, Diagnosis& d)
+{
+    describe_sections(cmp, exercise.section, "section", d);
+    if (cmp.wrong == 0) return;
+    const auto& in = inputs.in_f32;
+    const std::int64_t own_section = exercise.family == Family::section_scan ? exercise.section : 0;
+
+    // Exclusive instead of inclusive: out[i] misses in[i] itself.
+    {
+        auto inclusive = sectioned_scan(in, own_section);
+        if (bad_elements_match(cmp, expected, [&](std::size_t i) { return inclusive(i) - in[i]; })) {
+            d.findings.push_back("every wrong element equals the sum of the elements BEFORE it (an exclusive scan): "
+                                 "the contract asks for an inclusive scan, out[i] includes in[i]");
+            d.detail["pattern"] = "exclusive_scan";
+            return;
+        }
+    }
+    // Whole-array scan whose sections never get the sums of the sections before them.
+    if (exercise.family == Family::full_scan &&
+        bad_elements_match(cmp, expected, sectioned_scan(in, exercise.section))) {
+        d.findings.push_back("each " + std::to_string(exercise.section) +
+                             "-element section holds the scan of its own elements only: the sums of all earlier "
+                             "sections are never added (the add-back of the scanned block sums is missing or does "
+                             "nothing)");
+        d.detail["pattern"] = "missing_block_offsets";
+        return;
+    }
+    // Sections of the wrong size.
+    for (std::int64_t size : {256, 512, 1024, 2048, 4096}) {
+        if (size == exercise.section && own_section != 0) continue;
+        if (size >= c.n) continue;
+        if (bad_elements_match(cmp, expected, sectioned_scan(in, size))) {
+            d.findings.push_back("the output matches independent scans of " + std::to_string(size) +
+                                 "-element sections, but " +
+                                 (own_section ? "this exercise's sections have " + std::to_string(own_section) +
+                                                    " elements"
+                                              : std::string("this exercise scans the whole array")));
+            d.detail["pattern"] = "wrong_section_size";
+            d.detail["matches_section_size"] = size;
+            return;
+        }
+    }
+    // A wrong constant added to whole sections: a block offset that is computed wrongly.
+    if (auto offset = constant_offset_per_section(cmp, expected, exercise.section)) {
+        d.findings.push_back("within each wrong section every wrong element is off by the same amount (section " +
+                             std::to_string(offset->first) + ": off by " + format_value(offset->second) +
+                             "): the offset added to the section (the scanned sum of the sections before it) is wrong");
+        d.detail["pattern"] = "wrong_section_offset";
+    }
+}
+
+}  // namespace harness::detail

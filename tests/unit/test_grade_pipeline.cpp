@@ -1,0 +1,137 @@
+// `grade` end to end without a GPU: fake_nvcc.sh stands in for the compiler and fake_runner for
+// the GPU runner (tests/fake_toolchain). This proves on CI that a hang, a crash, a CUDA error,
+// a compile error or a fake score printed on stdout each stay inside their own case or exercise.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "grading/json_schema.hpp"
+#include "harness/process.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct GradeRun {
+    json results;
+    std::string output;
+};
+
+// Writes one fake source per entry (exercise -> its contents) and grades them.
+GradeRun grade_fake(const std::string& name, const std::map<std::string, std::string>& files,
+                    const std::vector<std::string>& extra_args)
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_pipeline_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir / "submission");
+    for (const auto& [exercise, text] : files) std::ofstream(dir / "submission" / (exercise + ".cu")) << text << "\n";
+    const fs::path reference = dir / "reference_runner";
+    std::ofstream(reference) << "#!/bin/sh\nexec \"" FAKE_RUNNER "\" --behaviour correct \"$@\"\n";
+    fs::permissions(reference, fs::perms::owner_all);
+    setenv("FAKE_RUNNER", FAKE_RUNNER, 1);
+
+    std::vector<std::string> command = {GRADE_EXECUTABLE, "--submission", (dir / "submission").string(),
+                                        "--nvcc", FAKE_NVCC, "--reference-runner", reference.string(),
+                                        "--work-dir", (dir / "work").string(), "--output", (dir / "results.json").string(),
+                                        "--case-time-limit", "2"};
+    command.insert(command.end(), extra_args.begin(), extra_args.end());
+    const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
+    INFO(run.output);
+    REQUIRE(run.status.ok());
+    GradeRun result{json::parse(std::ifstream(dir / "results.json")), run.output};
+    const auto errors = grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results);
+    CHECK(errors.empty());
+    return result;
+}
+
+const json& exercise(const GradeRun& run, const std::string& name)
+{
+    for (const auto& e : run.results.at("exercises"))
+        if (e.at("name") == name) return e;
+    FAIL("no exercise " << name);
+    throw;
+}
+
+int count_status(const json& e, const std::string& status)
+{
+    int count = 0;
+    for (const auto& c : e.at("cases")) count += c.at("status") == status;
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("a hang is stopped by the time limit; the following cases and exercises still run")
+{
+    const GradeRun run = grade_fake("hang", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"},
+                                             {"scan_brent_kung", "// FAKE_RUNNER: hang_at:2"}},
+                                    {"--exercise", "scan_kogge_stone,scan_brent_kung,scan_hierarchical"});
+    const json& ks = exercise(run, "scan_kogge_stone");
+    CHECK(ks.at("status") == "graded");
+    CHECK(ks.at("points") == 10.0);
+    const json& bk = exercise(run, "scan_brent_kung");
+    CHECK(bk.at("cases").at(2).at("status") == "timeout");
+    CHECK(bk.at("cases").at(2).at("summary").get<std::string>().find("time limit") != std::string::npos);
+    CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()) - 1);
+    CHECK(bk.at("speed_points") == 0.0);
+    CHECK(exercise(run, "scan_hierarchical").at("status") == "not_submitted");
+    // Progress is printed per case, with the timing against the reference.
+    CHECK(run.output.find("[ 3/23] n=31/int") != std::string::npos);
+    CHECK(run.output.find("vs reference") != std::string::npos);
+}
+
+TEST_CASE("a compile error, a CUDA error and a crash each cost only their own case or exercise")
+{
+    const GradeRun run = grade_fake("errors", {{"scan_kogge_stone", "FAKE_COMPILE_ERROR"},
+                                               {"scan_brent_kung", "// FAKE_RUNNER: cuda_error_at:1"}},
+                                    {"--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const json& ks = exercise(run, "scan_kogge_stone");
+    CHECK(ks.at("status") == "compile_error");
+    CHECK(ks.at("compile_output").get<std::string>().find("error: expected a") != std::string::npos);
+    const json& bk = exercise(run, "scan_brent_kung");
+    CHECK(bk.at("cases").at(1).at("status") == "cuda_error");
+    CHECK(bk.at("cases").at(1).at("summary") == "cudaErrorIllegalAddress during launch");
+    CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()) - 1);
+
+    const GradeRun crash = grade_fake("crash", {{"scan_kogge_stone", "// FAKE_RUNNER: crash_at:4"}},
+                                      {"--exercise", "scan_kogge_stone"});
+    const json& c = exercise(crash, "scan_kogge_stone").at("cases").at(4);
+    CHECK(c.at("status") == "crashed");
+    CHECK(c.at("summary").get<std::string>().find("SIGSEGV") != std::string::npos);
+    CHECK(count_status(exercise(crash, "scan_kogge_stone"), "pass") == 22);
+}
+
+TEST_CASE("printing a fake score sets nothing; a missing launcher is named")
+{
+    const GradeRun run = grade_fake("forgery", {{"scan_kogge_stone", "// FAKE_RUNNER: fake_score"},
+                                                {"scan_brent_kung", "// FAKE_RUNNER: no_launcher"}},
+                                    {"--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const json& ks = exercise(run, "scan_kogge_stone");
+    CHECK(ks.at("points") == 0.0);
+    CHECK(count_status(ks, "wrong") == static_cast<int>(ks.at("cases").size()));
+    CHECK(ks.at("runner_output").get<std::string>().find("ALL TESTS PASSED") != std::string::npos);
+    const json& bk = exercise(run, "scan_brent_kung");
+    CHECK(bk.at("status") == "missing_launcher");
+    CHECK(bk.at("message").get<std::string>().find("void scan_brent_kung(const float* in, float* out, int n)") !=
+          std::string::npos);
+}
+
+TEST_CASE("one case by its label, and a usage error for an unknown one")
+{
+    const GradeRun run = grade_fake("one_case", {{"scan_kogge_stone", "// FAKE_RUNNER: exclusive_scan"}},
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=1025/int"});
+    const json& cases = exercise(run, "scan_kogge_stone").at("cases");
+    REQUIRE(cases.size() == 1);
+    CHECK(cases[0].at("label") == "n=1025/int");
+    CHECK(cases[0].at("detail").at("pattern") == "exclusive_scan");
+    CHECK(cases[0].at("reproduce").get<std::string>().find("--case n=1025/int") != std::string::npos);
+
+    const auto bad = harness::run_command({GRADE_EXECUTABLE, "--submission", ".", "--exercise", "scan_kogge_stone",
+                                           "--case", "n=7/none"}, std::chrono::seconds(30));
+    CHECK(bad.status.kind == harness::ExitStatus::Kind::exited);
+    CHECK(bad.status.code == 2);
+    CHECK(bad.output.find("no case 'n=7/none'") != std::string::npos);
+}

@@ -1,0 +1,184 @@
+// Scoring, the results JSON against its schema, submission discovery and library detection.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "grading/build.hpp"
+#include "grading/json_schema.hpp"
+#include "grading/report.hpp"
+#include "grading/rubric.hpp"
+
+using namespace grading;
+namespace fs = std::filesystem;
+
+namespace {
+
+CaseResult case_with(const std::string& status, bool timed = false, double speedup = 0)
+{
+    CaseResult c;
+    c.label = "n=1/int";
+    c.n = 1;
+    c.data = "integers";
+    c.status = status;
+    c.timed = timed;
+    if (timed && speedup > 0) {
+        TimingResult t;
+        t.student_ms = 1.0;
+        t.reference_ms = speedup;
+        t.speedup_vs_reference = speedup;
+        c.timing = t;
+    }
+    return c;
+}
+
+ExerciseResult graded(std::vector<CaseResult> cases)
+{
+    ExerciseResult e;
+    e.name = "scan_kogge_stone";
+    e.status = "graded";
+    e.cases = std::move(cases);
+    return e;
+}
+
+nlohmann::json schema()
+{
+    return nlohmann::json::parse(std::ifstream(GRADER_SCHEMA_FILE));
+}
+
+}  // namespace
+
+TEST_CASE("correctness points are split over the cases; speed needs every case to pass")
+{
+    Rubric rubric;
+    ExerciseResult e = graded({case_with("pass"), case_with("pass"), case_with("wrong"), case_with("pass", true, 1.0)});
+    score_exercise(rubric, e);
+    CHECK(e.correctness_points == doctest::Approx(6.0));
+    CHECK(e.speed_points == 0);
+    CHECK(e.max_points == 10);
+
+    e = graded({case_with("pass"), case_with("pass", true, 1.0)});
+    score_exercise(rubric, e);
+    CHECK(e.points == doctest::Approx(10.0));
+}
+
+TEST_CASE("speed points: linear between the floor and full ratio, rounded to steps")
+{
+    Rubric rubric;
+    auto speed = [&](double ratio) {
+        ExerciseResult e = graded({case_with("pass", true, ratio)});
+        score_exercise(rubric, e);
+        return e.speed_points;
+    };
+    CHECK(speed(2.0) == 2.0);
+    CHECK(speed(0.8) == 2.0);
+    CHECK(speed(0.79) == 2.0);    // rounding to quarter points absorbs small noise near the top
+    CHECK(speed(0.525) == 1.0);
+    CHECK(speed(0.25) == 0.0);
+    CHECK(speed(0.1) == 0.0);
+    ExerciseResult no_timing = graded({case_with("pass", true, 0)});
+    score_exercise(rubric, no_timing);
+    CHECK(no_timing.speed_points == 0);   // a timed case without a timing earns no speed points
+}
+
+TEST_CASE("library use, statuses other than graded, and rubric overrides")
+{
+    Rubric rubric;
+    ExerciseResult e = graded({case_with("pass", true, 1.0)});
+    e.library_use = {"CUB"};
+    score_exercise(rubric, e);
+    CHECK(e.points == 0);
+    ExerciseResult missing;
+    missing.name = "scan_brent_kung";
+    score_exercise(rubric, missing);
+    CHECK(missing.points == 0);
+    CHECK(missing.max_points == 10);
+
+    const Rubric custom = Rubric::from_json({{"correctness_points", 5}, {"speed_points", 5}, {"weight", {{"scan_kogge_stone", 2.0}}}});
+    ExerciseResult w = graded({case_with("pass", true, 1.0)});
+    score_exercise(custom, w);
+    CHECK(w.max_points == 20);
+    CHECK(w.points == 20);
+}
+
+TEST_CASE("library detection reads code, not comments")
+{
+    CHECK(detect_library_use("#include <cub/cub.cuh>\n").at(0) == "CUB");
+    CHECK(detect_library_use("void f(){ thrust::inclusive_scan(a, b, c); }").at(0) == "Thrust");
+    CHECK(detect_library_use("cublasDdot(h, n, x, 1, y, 1, &r);").at(0) == "cuBLAS");
+    CHECK(detect_library_use("// do not use cub::DeviceScan here\n/* thrust:: */ int x;").empty());
+    CHECK(detect_library_use("const char* s = \"cub::\";").empty());
+    CHECK(detect_library_use("#include <cuda_runtime.h>\n#include <cstdio>\n__global__ void k(){}").empty());
+}
+
+TEST_CASE("submission discovery: anywhere below, unique names, missing files")
+{
+    const fs::path dir = fs::temp_directory_path() / "grader_test_submission";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "part1" / "deep");
+    fs::create_directories(dir / "part2");
+    std::ofstream(dir / "part1" / "deep" / "scan_kogge_stone.cu") << "//";
+    std::ofstream(dir / "part1" / "scan_brent_kung.cu") << "//";
+    std::ofstream(dir / "part2" / "scan_brent_kung.cu") << "//";
+    std::ofstream(dir / "notes.txt") << "scan_hierarchical.cu";
+    const auto files = find_submission(dir.string(), {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical"});
+    REQUIRE(files.size() == 3);
+    CHECK(files[0].path == (dir / "part1" / "deep" / "scan_kogge_stone.cu").string());
+    CHECK(files[0].duplicates.empty());
+    CHECK(files[1].duplicates.size() == 2);
+    CHECK(files[2].path.empty());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the compile command follows CONTRACT.md")
+{
+    Toolchain t{"nvcc", "90", "/lib/libgrader_runner.a", "/lib/libharness.a"};
+    const auto command = runner_compile_command(t, "a.cu", "runner");
+    const std::string joined = [&] {
+        std::string s;
+        for (const auto& part : command) s += part + " ";
+        return s;
+    }();
+    CHECK(joined.find("-O3 -std=c++17 -lineinfo -arch=sm_90 -cudart static") != std::string::npos);
+    CHECK(joined.find("a.cu /lib/libgrader_runner.a /lib/libharness.a") != std::string::npos);
+}
+
+TEST_CASE("results JSON matches the published schema, and the schema rejects a forged document")
+{
+    GradeReport report;
+    report.grader_version = "0.1.0";
+    report.started_at = "2026-11-22T01:00:00Z";
+    report.submission = "sub";
+    ExerciseResult e = graded({case_with("pass", true, 1.0), case_with("wrong")});
+    e.cases[1].findings = {"first wrong element: out[3] = 1, expected 2"};
+    e.cases[1].detail = {{"wrong", 1}};
+    score_exercise(Rubric{}, e);
+    report.exercises.push_back(e);
+    ExerciseResult missing;
+    missing.name = "scan_hierarchical";
+    report.exercises.push_back(missing);
+    const nlohmann::json doc = to_json(report);
+    const auto errors = validate_json_schema(schema(), doc);
+    for (const auto& error : errors) MESSAGE(error.instance_path << ": " << error.message);
+    CHECK(errors.empty());
+
+    nlohmann::json forged = doc;
+    forged["exercises"][0]["status"] = "full_marks";
+    forged["exercises"][0]["cases"][0]["bonus"] = 5;
+    CHECK(validate_json_schema(schema(), forged).size() == 2);
+}
+
+TEST_CASE("summary table lists every exercise and the total")
+{
+    GradeReport report;
+    ExerciseResult e = graded({case_with("pass", true, 1.0)});
+    score_exercise(Rubric{}, e);
+    report.exercises.push_back(e);
+    report.points = e.points;
+    report.max_points = e.max_points;
+    std::ostringstream out;
+    print_summary_table(report, out);
+    CHECK(out.str().find("scan_kogge_stone") != std::string::npos);
+    CHECK(out.str().find("1/1") != std::string::npos);
+    CHECK(out.str().find("10.00/10") != std::string::npos);
+}
