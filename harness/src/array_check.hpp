@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,22 @@ void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, con
 void describe_sections(const ArrayComparison& cmp, std::int64_t section, const char* section_word,
                        Diagnosis& diagnosis);
 
+// True if every written, non-NaN wrong element equals `model(i)` within its tolerance; `model` is
+// called for every i in order, so it can keep running sums. False if there is no such element.
+bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
+                        const std::function<double(std::size_t)>& model);
+
 // Scan-specific hypotheses (exclusive scan, missing block offsets, wrong section size, ...).
 void diagnose_scan(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                   const ArrayComparison& cmp, Diagnosis& diagnosis);
+
+// Single-value diagnosis for reductions: how far off, and which mistake gives exactly this value.
+void diagnose_reduction(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                        const ArrayComparison& cmp, Diagnosis& diagnosis);
+
+// Where wrong convolution outputs cluster (image borders, tile borders, everywhere) and which
+// mistake reproduces them (flipped mask, clamped or wrapped ghosts, rows and columns swapped).
+void diagnose_conv(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
                    const ArrayComparison& cmp, Diagnosis& diagnosis);
 
 }  // namespace harness::detail

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <vector>
 
 namespace harness {
@@ -22,6 +21,34 @@ double scan_once(const std::vector<float>& in, std::vector<float>& out, std::int
     return out.empty() ? 0 : out.back();
 }
 
+double sum_once(const std::vector<double>& in)
+{
+    double sum = 0;
+    for (double x : in) sum += x;
+    return sum;
+}
+
+// A direct convolution with zero ghosts, in float, as a CPU programmer would first write it.
+double conv_once(const Case& c, const CaseInputs& inputs, std::vector<float>& out, bool two_d)
+{
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    for (std::int64_t y = 0; y < height; ++y)
+        for (std::int64_t x = 0; x < width; ++x) {
+            float sum = 0;
+            for (int j = 0; j < rows; ++j) {
+                const std::int64_t yy = two_d ? y - r + j : 0;
+                if (yy < 0 || yy >= height) continue;
+                for (int k = 0; k < w; ++k) {
+                    const std::int64_t xx = x - r + k;
+                    if (xx >= 0 && xx < width) sum += inputs.mask[static_cast<std::size_t>(j * w + k)] * inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                }
+            }
+            out[static_cast<std::size_t>(y * width + x)] = sum;
+        }
+    return out.empty() ? 0 : out.back();
+}
+
 }  // namespace
 
 double median(std::vector<double> samples)
@@ -34,7 +61,6 @@ double median(std::vector<double> samples)
 
 double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs)
 {
-    (void)c;
     std::vector<double> times;
     std::vector<float> out(inputs.in_f32.size());
     for (int r = 0; r < runs; ++r) {
@@ -42,7 +68,9 @@ double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs
         switch (exercise.family) {
         case Family::section_scan: sink = scan_once(inputs.in_f32, out, exercise.section); break;
         case Family::full_scan: sink = scan_once(inputs.in_f32, out, 0); break;
-        default: throw std::logic_error("no CPU baseline for family " + std::string(family_name(exercise.family)));
+        case Family::reduction: sink = sum_once(inputs.in_f64); break;
+        case Family::conv1d: sink = conv_once(c, inputs, out, false); break;
+        case Family::conv2d: sink = conv_once(c, inputs, out, true); break;
         }
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }

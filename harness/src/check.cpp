@@ -84,6 +84,19 @@ void check_zone_pair(const std::uint8_t* front_zone, const std::uint8_t* back_zo
 
 }  // namespace
 
+bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
+                        const std::function<double(std::size_t)>& model)
+{
+    std::int64_t matched = 0;
+    for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
+        const double predicted = model(i);
+        if (cmp.marks[i] != Mark::wrong) continue;
+        if (!(std::fabs(cmp.actual[i] - predicted) <= expected.tolerance[i])) return false;
+        ++matched;
+    }
+    return matched > 0;
+}
+
 ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expected& expected)
 {
     ArrayComparison cmp;
@@ -278,7 +291,9 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
         switch (exercise.family) {
         case Family::section_scan:
         case Family::full_scan: detail::diagnose_scan(exercise, c, inputs, expected, cmp, d); break;
-        default: detail::describe_sections(cmp, exercise.section, "block", d); break;
+        case Family::reduction: detail::diagnose_reduction(exercise, c, inputs, expected, cmp, d); break;
+        case Family::conv1d:
+        case Family::conv2d: detail::diagnose_conv(exercise, c, inputs, expected, cmp, d); break;
         }
     }
     const std::size_t findings_before_guards = d.findings.size();

@@ -37,6 +37,56 @@ std::vector<float> scan_fractions(std::int64_t n, std::uint64_t seed)
     return values;
 }
 
+// Reductions. Integers in [-1000, 1000]: every partial sum of up to 2^30 of them is far below 2^53,
+// so every order is exact. Fractions: full 53-bit doubles in [-1, 1). Mixed magnitudes: random
+// sign, mantissa and an exponent from -20 to 20, so large and small values meet in one sum.
+std::vector<double> reduction_values(std::int64_t n, DataKind kind, std::uint64_t seed)
+{
+    SplitMix64 rng(seed);
+    std::vector<double> values(static_cast<std::size_t>(n));
+    for (auto& v : values) {
+        switch (kind) {
+        case DataKind::integers: v = static_cast<double>(rng.uniform_int(-1000, 1000)); break;
+        case DataKind::fractions: v = std::ldexp(static_cast<double>(rng.next() >> 11), -52) - 1.0; break;
+        case DataKind::mixed_magnitudes: {
+            const double mantissa = 1.0 + std::ldexp(static_cast<double>(rng.next() >> 11), -53);
+            const int exponent = static_cast<int>(rng.uniform_int(-20, 20));
+            v = (rng.next() & 1 ? -1.0 : 1.0) * std::ldexp(mantissa, exponent);
+            break;
+        }
+        }
+    }
+    return values;
+}
+
+// Convolution inputs: integers in [-8, 8] (sums of up to 225 products with the mask are exact), or
+// multiples of 2^-16 in [-1, 1).
+std::vector<float> conv_values(std::int64_t count, DataKind kind, SplitMix64& rng, int magnitude)
+{
+    std::vector<float> values(static_cast<std::size_t>(count));
+    for (auto& v : values)
+        v = kind == DataKind::integers ? static_cast<float>(rng.uniform_int(-magnitude, magnitude))
+                                       : static_cast<float>(rng.uniform_int(-(1 << 16), (1 << 16) - 1)) / 65536.0f;
+    return values;
+}
+
+// A mask that is not symmetric (a flipped mask is caught) and, in 2D, not equal to its transpose
+// (swapped rows and columns are caught), with a nonzero centre.
+std::vector<float> conv_mask(const Case& c, bool two_d, SplitMix64& rng)
+{
+    const int w = c.mask_width;
+    std::vector<float> mask = conv_values(two_d ? w * w : w, c.data, rng, 4);
+    const float one = c.data == DataKind::integers ? 1.0f : 0.25f;
+    const int centre = two_d ? (w / 2) * w + w / 2 : w / 2;
+    if (mask[static_cast<std::size_t>(centre)] == 0) mask[static_cast<std::size_t>(centre)] = one;
+    if (w > 1) {
+        const std::size_t last = two_d ? static_cast<std::size_t>(w * w - 1) : static_cast<std::size_t>(w - 1);
+        if (mask[0] == mask[last]) mask[last] = mask[0] + one;
+        if (two_d && mask[1] == mask[static_cast<std::size_t>(w)]) mask[static_cast<std::size_t>(w)] = mask[1] + one;
+    }
+    return mask;
+}
+
 }  // namespace
 
 const void* CaseInputs::input_data() const
@@ -57,8 +107,16 @@ CaseInputs make_inputs(const Exercise& exercise, const Case& c)
     case Family::full_scan:
         inputs.in_f32 = c.data == DataKind::integers ? scan_integers(c.n, c.seed) : scan_fractions(c.n, c.seed);
         return inputs;
-    default: throw std::logic_error("no inputs defined for family " + std::string(family_name(exercise.family)));
+    case Family::reduction: inputs.in_f64 = reduction_values(c.n, c.data, c.seed); return inputs;
+    case Family::conv1d:
+    case Family::conv2d: {
+        SplitMix64 rng(c.seed);
+        inputs.mask = conv_mask(c, exercise.family == Family::conv2d, rng);
+        inputs.in_f32 = conv_values(c.n, c.data, rng, 8);
+        return inputs;
     }
+    }
+    throw std::logic_error("no inputs defined for family " + std::string(family_name(exercise.family)));
 }
 
 std::uint64_t checksum64(const void* data, std::size_t bytes)

@@ -12,21 +12,6 @@ namespace {
 
 bool close(double actual, double wanted, double tolerance) { return std::fabs(actual - wanted) <= tolerance; }
 
-// True if every written, non-NaN bad element equals `model(i)`; `model` is called for every i in
-// order, so it can keep running sums. False if there are no such elements.
-bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
-                        const std::function<double(std::size_t)>& model)
-{
-    std::int64_t matched = 0;
-    for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
-        const double predicted = model(i);
-        if (cmp.marks[i] != Mark::wrong) continue;
-        if (!close(cmp.actual[i], predicted, expected.tolerance[i])) return false;
-        ++matched;
-    }
-    return matched > 0;
-}
-
 // Inclusive scan restarted every `section` elements (0: never).
 std::function<double(std::size_t)> sectioned_scan(const std::vector<float>& in, std::int64_t section)
 {

@@ -33,6 +33,63 @@ Expected scan_golden(const Case& c, const std::vector<float>& in, std::int64_t s
     return e;
 }
 
+// The sum of all inputs: exact for integer data (int64), otherwise compensated (Neumaier), whose
+// error is negligible next to the tolerance. Any summation order, sequential included, is within
+// gamma(n - 1) * sum |x| of the exact sum.
+Expected reduction_golden(const Case& c, const std::vector<double>& in)
+{
+    double sum = 0, compensation = 0, abs_sum = 0;
+    std::int64_t exact = 0;
+    for (double x : in) {
+        abs_sum += std::fabs(x);
+        if (c.data == DataKind::integers) {
+            exact += static_cast<std::int64_t>(x);
+            continue;
+        }
+        const double t = sum + x;
+        compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+        sum = t;
+    }
+    Expected e;
+    e.value = {c.data == DataKind::integers ? static_cast<double>(exact) : sum + compensation};
+    e.tolerance = {c.data == DataKind::integers ? 0.0 : double_sum_tolerance(c.n - 1, abs_sum)};
+    return e;
+}
+
+// out[i] = sum_j mask[j] * in[i - r + j] with zero ghosts (2D: over rows and columns), in double.
+// Products and sums of float data in any order: gamma(terms) * sum |mask * in| (Higham 3.5).
+Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
+{
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const int w = c.mask_width, r = w / 2;
+    const int mask_rows = two_d ? w : 1;
+    Expected e;
+    e.value.assign(static_cast<std::size_t>(c.n), 0.0);
+    e.tolerance.assign(static_cast<std::size_t>(c.n), 0.0);
+    const bool exact = c.data == DataKind::integers;
+    for (std::int64_t y = 0; y < height; ++y) {
+        for (std::int64_t x = 0; x < width; ++x) {
+            double sum = 0, abs_sum = 0;
+            for (int j = 0; j < mask_rows; ++j) {
+                const std::int64_t yy = two_d ? y - r + j : 0;
+                if (yy < 0 || yy >= height) continue;
+                for (int k = 0; k < w; ++k) {
+                    const std::int64_t xx = x - r + k;
+                    if (xx < 0 || xx >= width) continue;
+                    const double term = static_cast<double>(inputs.mask[static_cast<std::size_t>(j * w + k)]) *
+                                        inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                    sum += term;
+                    abs_sum += std::fabs(term);
+                }
+            }
+            const auto i = static_cast<std::size_t>(y * width + x);
+            e.value[i] = sum;
+            if (!exact) e.tolerance[i] = float_sum_tolerance(std::int64_t{mask_rows} * w, abs_sum);
+        }
+    }
+    return e;
+}
+
 }  // namespace
 
 double float_sum_tolerance(std::int64_t depth, double abs_sum)
@@ -61,8 +118,11 @@ Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& input
     switch (exercise.family) {
     case Family::section_scan: return scan_golden(c, inputs.in_f32, exercise.section);
     case Family::full_scan: return scan_golden(c, inputs.in_f32, 0);
-    default: throw std::logic_error("no golden results for family " + std::string(family_name(exercise.family)));
+    case Family::reduction: return reduction_golden(c, inputs.in_f64);
+    case Family::conv1d: return conv_golden(c, inputs, false);
+    case Family::conv2d: return conv_golden(c, inputs, true);
     }
+    throw std::logic_error("no golden results for family " + std::string(family_name(exercise.family)));
 }
 
 }  // namespace harness

@@ -1,0 +1,248 @@
+// Golden results and diagnosis for the reductions (one output value) and the convolutions
+// (clusters at borders and tile edges, flipped or transposed masks, clamped or wrapped ghosts).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "harness/cases.hpp"
+#include "harness/check.hpp"
+#include "harness/poison.hpp"
+
+using namespace harness;
+
+namespace {
+
+template <typename T>
+RawOutput raw_output(const std::vector<T>& values, const CaseInputs& inputs)
+{
+    RawOutput r;
+    const std::size_t n = values.size(), g = guard_elements;
+    r.out_with_guards.resize((n + 2 * g) * sizeof(T));
+    r.in_guards.resize(2 * g * sizeof(T));
+    const auto unwritten = sizeof(T) == 8 ? unwritten_f64 : unwritten_f32;
+    const auto guard = sizeof(T) == 8 ? input_guard_f64 : input_guard_f32;
+    for (std::size_t i = 0; i < n + 2 * g; ++i) std::memcpy(r.out_with_guards.data() + i * sizeof(T), &unwritten, sizeof(T));
+    for (std::size_t i = 0; i < 2 * g; ++i) std::memcpy(r.in_guards.data() + i * sizeof(T), &guard, sizeof(T));
+    for (std::size_t i = 0; i < n; ++i) std::memcpy(r.out_with_guards.data() + (g + i) * sizeof(T), &values[i], sizeof(T));
+    r.input_checksum = checksum64(inputs.input_data(), inputs.input_bytes());
+    return r;
+}
+
+bool mentions(const Diagnosis& d, const std::string& text)
+{
+    for (const auto& f : d.findings)
+        if (f.find(text) != std::string::npos) return true;
+    return false;
+}
+
+struct Reduction {
+    const Exercise& exercise = *find_exercise("reduce_sequential_addressing");
+    Case c;
+    CaseInputs inputs;
+    Expected expected;
+    explicit Reduction(std::int64_t n, DataKind data = DataKind::integers)
+    {
+        c.n = n;
+        c.data = data;
+        c.seed = 5;
+        inputs = make_inputs(exercise, c);
+        expected = golden(exercise, c, inputs);
+    }
+    double sum(std::int64_t from, std::int64_t to) const
+    {
+        double s = 0;
+        for (std::int64_t i = from; i < to; ++i) s += inputs.in_f64[static_cast<std::size_t>(i)];
+        return s;
+    }
+    Diagnosis check(double value) const
+    {
+        return check_case(exercise, c, inputs, expected, raw_output(std::vector<double>{value}, inputs));
+    }
+};
+
+struct Conv {
+    const Exercise& exercise;
+    Case c;
+    CaseInputs inputs;
+    Expected expected;
+    Conv(const char* name, int height, int width, int mask_width) : exercise(*find_exercise(name))
+    {
+        c.n = std::int64_t{height} * width;
+        if (exercise.family == Family::conv2d) c.height = height, c.width = width;
+        c.mask_width = mask_width;
+        c.seed = 11;
+        inputs = make_inputs(exercise, c);
+        expected = golden(exercise, c, inputs);
+    }
+    std::vector<float> correct() const
+    {
+        std::vector<float> out;
+        for (double v : expected.value) out.push_back(static_cast<float>(v));
+        return out;
+    }
+    Diagnosis check(const std::vector<float>& out) const
+    {
+        return check_case(exercise, c, inputs, expected, raw_output(out, inputs));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("reduction data: integer sums are exact, fractions get a tolerance relative to sum |x|")
+{
+    Reduction ints(100'000);
+    CHECK(ints.expected.tolerance[0] == 0);
+    CHECK(ints.expected.value[0] == ints.sum(0, 100'000));
+    Reduction mixed(100'000, DataKind::mixed_magnitudes);
+    double abs_sum = 0, smallest = 1e300, largest = 0;
+    for (double x : mixed.inputs.in_f64) {
+        abs_sum += std::fabs(x);
+        smallest = std::min(smallest, std::fabs(x));
+        largest = std::max(largest, std::fabs(x));
+    }
+    CHECK(largest / smallest > 1e11);
+    CHECK(mixed.expected.tolerance[0] == doctest::Approx(double_sum_tolerance(99'999, abs_sum)));
+    CHECK(mixed.check(mixed.expected.value[0] + 0.5 * mixed.expected.tolerance[0]).correct);
+}
+
+TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, float precision, NaN")
+{
+    Reduction r(10'000);
+    Diagnosis d = r.check(r.sum(0, 256));
+    CHECK(mentions(d, "equals the sum of the first 256 elements only"));
+    CHECK(d.detail["pattern"] == "prefix_only");
+
+    d = r.check(r.sum(0, 9984));   // 39 whole blocks of 256
+    CHECK(mentions(d, "the last 16 elements (a partial block at the end) are never added"));
+
+    d = r.check(r.expected.value[0] + r.sum(512, 768));
+    CHECK(mentions(d, "block 2, in[512] to in[767]): that block's partial sum is added twice"));
+
+    d = r.check(r.expected.value[0] + 3);
+    CHECK(mentions(d, "off by 3 (integer data"));
+
+    Reduction f(100'000, DataKind::fractions);
+    d = f.check(static_cast<double>(static_cast<float>(f.expected.value[0])) + 1e-3);
+    CHECK(d.detail["pattern"] == "float_precision");
+
+    d = r.check(std::nan(""));
+    CHECK(mentions(d, "load past the end of the input"));
+}
+
+TEST_CASE("reduction cases: block edges of the variant, a large size, three kinds of data")
+{
+    const auto cases = cases_for(*find_exercise("reduce_first_add_during_load"));
+    auto has = [&](std::int64_t n, DataKind k) {
+        return std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return c.n == n && c.data == k; });
+    };
+    for (std::int64_t n : {511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4'125'000, 10'000'000})
+        CHECK(has(n, DataKind::integers));
+    CHECK(has(std::int64_t{1} << 27, DataKind::integers));
+    CHECK(has(1'000'000, DataKind::fractions));
+    CHECK(has(1'000'000, DataKind::mixed_magnitudes));
+}
+
+TEST_CASE("convolution inputs: masks change between cases and are neither symmetric nor transposable")
+{
+    const Exercise& e = *find_exercise("conv2d_tiled");
+    const auto cases = cases_for(e);
+    std::vector<std::vector<float>> masks;
+    for (const auto& c : cases) {
+        const CaseInputs inputs = make_inputs(e, c);
+        const int w = c.mask_width;
+        REQUIRE(inputs.mask.size() == static_cast<std::size_t>(w * w));
+        if (w > 1) {
+            CHECK(inputs.mask.front() != inputs.mask.back());
+            CHECK(inputs.mask[1] != inputs.mask[static_cast<std::size_t>(w)]);
+        }
+        masks.push_back(inputs.mask);
+    }
+    CHECK(masks[3] != masks[4]);
+    bool square = false, non_square_large = false;
+    for (const auto& c : cases) {
+        square = square || (c.height == 4096 && c.width == 4096 && c.timed);
+        non_square_large = non_square_large || (c.height * std::int64_t{c.width} > 4'000'000 && c.height != c.width);
+    }
+    CHECK(square);
+    CHECK(non_square_large);
+}
+
+TEST_CASE("conv1d golden: zero ghosts, the mask applied as written")
+{
+    Conv conv("conv1d_tiled", 1, 5, 3);
+    const auto& in = conv.inputs.in_f32;
+    const auto& m = conv.inputs.mask;
+    CHECK(conv.expected.value[0] == m[1] * in[0] + m[2] * in[1]);
+    CHECK(conv.expected.value[2] == m[0] * in[1] + m[1] * in[2] + m[2] * in[3]);
+    CHECK(conv.expected.value[4] == m[0] * in[3] + m[1] * in[4]);
+}
+
+TEST_CASE("conv1d diagnosis: flipped mask, clamped ghosts, a halo error at tile edges")
+{
+    Conv conv("conv1d_tiled", 1, 4099, 5);
+    const auto& in = conv.inputs.in_f32;
+    const auto& m = conv.inputs.mask;
+    std::vector<float> flipped(4099);
+    for (int i = 0; i < 4099; ++i) {
+        float s = 0;
+        for (int j = 0; j < 5; ++j)
+            if (i - 2 + j >= 0 && i - 2 + j < 4099) s += m[static_cast<std::size_t>(4 - j)] * in[static_cast<std::size_t>(i - 2 + j)];
+        flipped[static_cast<std::size_t>(i)] = s;
+    }
+    CHECK(mentions(conv.check(flipped), "the mask reversed"));
+
+    std::vector<float> clamped = conv.correct();
+    clamped[0] += m[0] * in[0] + m[1] * in[0];
+    clamped[1] += m[0] * in[0];
+    CHECK(mentions(conv.check(clamped), "within r = 2 of the array's ends"));
+    CHECK(mentions(conv.check(clamped), "clamped to the nearest edge value"));
+
+    std::vector<float> halo = conv.correct();
+    for (int tile = 1; tile <= 3; ++tile) halo[static_cast<std::size_t>(1024 * tile - 1)] += 1;
+    const Diagnosis d = conv.check(halo);
+    CHECK(mentions(d, "of a multiple of 1024: the halo cells"));
+    CHECK(d.detail["where"] == "tile_borders");
+}
+
+TEST_CASE("conv2d diagnosis: rows and columns, wrapped ghosts, swapped dimensions")
+{
+    Conv conv("conv2d_tiled", 20, 30, 3);
+    std::vector<float> out = conv.correct();
+    out[5 * 30 + 7] += 1;
+    Diagnosis d = conv.check(out);
+    CHECK(mentions(d, "row 5, column 7; wrong elements in 1 of 20 rows and 1 of 30 columns"));
+    CHECK(d.detail["where"] == "everywhere");
+
+    // Wrapped ghosts: recompute the border outputs periodically.
+    const auto& in = conv.inputs.in_f32;
+    const auto& m = conv.inputs.mask;
+    std::vector<float> wrapped = conv.correct();
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 30; ++x) {
+            if (y > 0 && y < 19 && x > 0 && x < 29) continue;
+            float s = 0;
+            for (int j = 0; j < 3; ++j)
+                for (int k = 0; k < 3; ++k)
+                    s += m[static_cast<std::size_t>(j * 3 + k)] * in[static_cast<std::size_t>(((y - 1 + j + 20) % 20) * 30 + (x - 1 + k + 30) % 30)];
+            wrapped[static_cast<std::size_t>(y * 30 + x)] = s;
+        }
+    d = conv.check(wrapped);
+    CHECK(mentions(d, "within r = 1 of the image's borders"));
+    CHECK(mentions(d, "wrap around"));
+
+    // Column-major addressing throughout: the transpose of the image convolved with the
+    // transposed mask, written back column-major.
+    std::vector<float> swapped(600);
+    for (int y = 0; y < 30; ++y)        // rows of the 30 x 20 reading
+        for (int x = 0; x < 20; ++x) {
+            float s = 0;
+            for (int j = 0; j < 3; ++j)
+                for (int k = 0; k < 3; ++k) {
+                    const int yy = y - 1 + j, xx = x - 1 + k;
+                    if (yy >= 0 && yy < 30 && xx >= 0 && xx < 20) s += m[static_cast<std::size_t>(k * 3 + j)] * in[static_cast<std::size_t>(yy * 20 + xx)];
+                }
+            swapped[static_cast<std::size_t>(y * 20 + x)] = s;
+        }
+    CHECK(mentions(conv.check(swapped), "rows and columns are swapped"));
+}
