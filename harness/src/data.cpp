@@ -71,14 +71,15 @@ std::vector<float> conv_values(std::int64_t count, DataKind kind, SplitMix64& rn
 }
 
 // A mask that is not symmetric (a flipped mask is caught) and, in 2D, not equal to its transpose
-// (swapped rows and columns are caught), with a nonzero centre.
+// (swapped rows and columns are caught), with no zero weight.
 std::vector<float> conv_mask(const Case& c, bool two_d, SplitMix64& rng)
 {
     const int w = c.mask_width;
     std::vector<float> mask = conv_values(two_d ? w * w : w, c.data, rng, 4);
     const float one = c.data == DataKind::integers ? 1.0f : 0.25f;
-    const int centre = two_d ? (w / 2) * w + w / 2 : w / 2;
-    if (mask[static_cast<std::size_t>(centre)] == 0) mask[static_cast<std::size_t>(centre)] = one;
+    // No zero entries: a zero weight would hide a wrong or missing input cell under it.
+    for (auto& m : mask)
+        if (m == 0) m = one;
     if (w > 1) {
         const std::size_t last = two_d ? static_cast<std::size_t>(w * w - 1) : static_cast<std::size_t>(w - 1);
         if (mask[0] == mask[last]) mask[last] = mask[0] + one;
