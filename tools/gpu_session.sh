@@ -18,7 +18,8 @@ ctest_rc=$?
 tested=$(date +%s)
 demo_args=()
 [ -n "$demo_exercises" ] && demo_args=(--exercise "$demo_exercises")
-(cd build && ./bin/grade --submission ../reference --output "$OLDPWD/$out/results.json" --work-dir grader-work/demo \
+out_abs=$(cd "$out" && pwd)
+(cd build && ./bin/grade --submission ../reference --output "$out_abs/results.json" --work-dir grader-work/demo \
    "${demo_args[@]}") > "$out/demo.log" 2>&1
 demo_rc=$?
 done_at=$(date +%s)

@@ -65,6 +65,19 @@ void diagnose_reduction(const Exercise& exercise, const Case& c, const CaseInput
                                        : "off by " + format_value(diff) +
                                              " (integer data: every correct summation order gives the exact sum)");
 
+    // A hypothesis only counts when the error is far larger than the tolerance it is matched with:
+    // on fractional data small block sums would otherwise "explain" rounding-sized errors.
+    if (tolerance > 0 && std::fabs(diff) < 16 * tolerance) {
+        double abs_sum = 0;
+        for (double x : in) abs_sum += std::fabs(x);
+        if (abs_sum > 0 && std::fabs(diff) / abs_sum < 1e-4) {
+            d.findings.push_back("the error is " + format_value(std::fabs(diff) / abs_sum) +
+                                 " of the sum of |in|, just beyond what any correct order of double additions can "
+                                 "make: probably float rounding somewhere (accumulate in double)");
+            d.detail["pattern"] = "float_precision";
+        }
+        return;
+    }
     // The sum of a prefix: the first K elements (a pass or block too few), or all but a partial
     // block at the end (the block count rounded down).
     std::set<std::int64_t> lengths;

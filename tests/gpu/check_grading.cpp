@@ -7,7 +7,7 @@
 //   {"exercises": ["scan_hierarchical"],          which exercises to grade
 //    "args": ["--case-time-limit", "3"],          extra grade arguments (optional)
 //    "all": {"status": "pass"} | "full_marks" | "zero_points_clean",   for every case/exercise (optional)
-//    "cases": [{"label": "n=1/int", "status": "pass"},
+//    "cases": [{"label": "n=1/int", "status": "pass"},   (add "exercise": NAME to check one exercise only)
 //              {"label": "n=4196353/int", "status": "wrong", "finding": "text the findings contain"}],
 //    "some_case": [{"status": "cuda_error", "finding": "..."}],   at least one case matches each entry
 //    "full_marks_for": ["scan_brent_kung"]}        these exercises score full marks
@@ -112,6 +112,7 @@ int main(int argc, char** argv)
             expect(clean, name + ": every case fails cleanly with 'no output element was written'");
         }
         for (const auto& want : spec.value("cases", json::array())) {
+            if (want.contains("exercise") && want.at("exercise") != name) continue;
             bool matched = false;
             for (const auto& c : e.at("cases"))
                 if (c.at("label") == want.at("label")) matched = case_matches(c, want);
