@@ -85,6 +85,24 @@ std::vector<std::string> detect_library_use(const std::string& source)
     return used;
 }
 
+std::vector<std::string> detect_library_symbols(const std::string& bytes)
+{
+    // Itanium mangling: a namespace appears as <length><name> after N, e.g. _ZN3cub..., N6thrust...
+    const std::pair<const char*, std::vector<std::string>> libraries[] = {
+        {"CUB", {"N3cub", "_ZN3cub"}},
+        {"Thrust", {"N6thrust", "_ZN6thrust"}},
+        {"cuBLAS", {"cublasCreate", "cublasDdot", "cublasSasum"}},
+    };
+    std::vector<std::string> found;
+    for (const auto& [name, needles] : libraries)
+        for (const auto& needle : needles)
+            if (bytes.find(needle) != std::string::npos) {
+                found.push_back(name);
+                break;
+            }
+    return found;
+}
+
 Toolchain default_toolchain(const std::string& grade_executable)
 {
     const fs::path lib = fs::weakly_canonical(fs::path(grade_executable)).parent_path().parent_path() / "lib";

@@ -39,16 +39,34 @@ std::string read_text(const std::string& path)
     return s.str();
 }
 
-std::vector<double> samples_of(const harness::Message& timing)
+// A timing message holds the event times of every repetition, then (from runners that measure
+// it) the host-clock times of the same repetitions.
+struct TimingSamples {
+    std::vector<double> event_ms, host_ms;
+};
+
+TimingSamples samples_of(const harness::Message& timing)
 {
-    std::vector<double> samples(timing.blob.size() / sizeof(float));
-    for (std::size_t i = 0; i < samples.size(); ++i) {
+    std::vector<double> all(timing.blob.size() / sizeof(float));
+    for (std::size_t i = 0; i < all.size(); ++i) {
         float ms;
         std::memcpy(&ms, timing.blob.data() + i * sizeof(float), sizeof(float));
-        samples[i] = ms;
+        all[i] = ms;
+    }
+    const auto reps = static_cast<std::size_t>(timing.meta.value("reps", 0));
+    TimingSamples samples;
+    if (reps > 0 && all.size() == 2 * reps) {
+        samples.event_ms.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(reps));
+        samples.host_ms.assign(all.begin() + static_cast<std::ptrdiff_t>(reps), all.end());
+    } else {
+        samples.event_ms = all;
     }
     return samples;
 }
+
+// Work a launcher runs outside the legacy default stream is invisible to the events; the host
+// clock (launcher call to device idle) still sees it. Beyond launch overhead the two agree.
+bool escaped_the_events(double event_ms, double host_ms) { return host_ms > 1.5 * event_ms + 0.05; }
 
 std::string cuda_error_hint(const std::string& error)
 {
@@ -86,7 +104,7 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
 
 // The verdict on one settled case: the check of its output, or what stopped it.
 void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run,
-           const std::map<int, std::vector<double>>& reference_samples, CaseResult& r)
+           const std::map<int, TimingSamples>& reference_samples, CaseResult& r)
 {
     r.seconds = run.seconds;
     switch (run.outcome) {
@@ -103,18 +121,31 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         TimingResult t;
         t.cpu_ms = harness::cpu_baseline_ms(exercise, c, inputs);
         const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
+        TimingSamples reference;
+        if (auto ref = reference_samples.find(c.index); ref != reference_samples.end()) reference = ref->second;
         if (run.timing) {
-            t.student_samples_ms = samples_of(*run.timing);
-            t.reps = static_cast<int>(t.student_samples_ms.size());
-            t.student_ms = harness::median(t.student_samples_ms);
+            const TimingSamples student = samples_of(*run.timing);
+            t.student_samples_ms = student.event_ms;
+            t.reps = static_cast<int>(student.event_ms.size());
+            t.student_ms = harness::median(student.event_ms);
+            t.student_host_ms = harness::median(student.host_ms);
+            t.reference_host_ms = harness::median(reference.host_ms);
+            if (!student.host_ms.empty() && escaped_the_events(t.student_ms, t.student_host_ms)) {
+                t.note = "part of the work ran outside the legacy default stream, where the events do not see it "
+                         "(events " + harness::format_value(t.student_ms) + " ms, host clock " +
+                         harness::format_value(t.student_host_ms) + " ms): timed on the host clock, both sides";
+                r.findings.push_back("launch every kernel on the default stream (CONTRACT.md); " + t.note);
+                t.student_ms = t.student_host_ms;
+                reference.event_ms = reference.host_ms;
+            }
             t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
             t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
         } else {
             t.note = run.timing_timed_out ? "the timing runs did not finish within the case's time limit" : "no timing";
         }
-        if (auto ref = reference_samples.find(c.index); ref != reference_samples.end()) {
-            t.reference_samples_ms = ref->second;
-            t.reference_ms = harness::median(ref->second);
+        if (!reference.event_ms.empty()) {
+            t.reference_samples_ms = reference.event_ms;
+            t.reference_ms = harness::median(reference.event_ms);
             t.reference_bandwidth_gb_s = t.reference_ms > 0 ? bytes / (t.reference_ms * 1e6) : 0;
             t.speedup_vs_reference = t.student_ms > 0 ? t.reference_ms / t.student_ms : 0;
         } else if (t.note.empty()) {
@@ -171,6 +202,7 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
         line << "   " << r.summary;
         // The first few findings, so a student sees what went wrong without opening the JSON.
         for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k) line << "\n" << std::string(12, ' ') << r.findings[k];
+        line << "\n" << std::string(12, ' ') << "rerun: " << r.reproduce;
     }
     return line.str();
 }
@@ -204,6 +236,9 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     result.compile_output = build->output;
     result.compile_seconds = build->seconds;
     result.library_use = detect_library_use(read_text(file.path));
+    for (const auto& name : detect_library_symbols(read_text(build->executable)))
+        if (std::find(result.library_use.begin(), result.library_use.end(), name) == result.library_use.end())
+            result.library_use.push_back(name);
 
     std::vector<harness::Case> cases = harness::cases_for(exercise);
     if (!options.case_label.empty()) {
@@ -228,7 +263,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     };
 
     // The reference's timings come first, from the same GPU in the same run.
-    std::map<int, std::vector<double>> reference_samples;
+    std::map<int, TimingSamples> reference_samples;
     if (!options.reference_runner.empty()) {
         const auto request = request_for(options.reference_runner, true, "reference");
         if (!request.cases.empty())

@@ -15,6 +15,8 @@ nlohmann::json timing_json(const TimingResult& t)
             {"speedup_vs_cpu", t.speedup_vs_cpu},
             {"bandwidth_gb_s", t.bandwidth_gb_s},
             {"reference_bandwidth_gb_s", t.reference_bandwidth_gb_s},
+            {"student_host_ms", t.student_host_ms},
+            {"reference_host_ms", t.reference_host_ms},
             {"reps", t.reps},
             {"student_samples_ms", t.student_samples_ms},
             {"reference_samples_ms", t.reference_samples_ms},

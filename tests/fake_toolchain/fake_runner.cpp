@@ -5,7 +5,8 @@
 //   fake_runner --behaviour B --exercise NAME --cases 0,1,... [--reps N] [--warmup N]
 //
 // Behaviours: correct | exclusive_scan | unwritten | hang_at:K | crash_at:K | cuda_error_at:K |
-// fake_score (prints a fake score on stdout, writes nothing) | no_launcher
+// fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream
+// (correct, but its timing says work escaped the events)
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -113,7 +114,9 @@ int main(int argc, char** argv)
         }
         send_output(*channel, *exercise, c, behaviour);
         if (c.timed) {
-            const std::vector<float> samples(5, 1.0f);
+            // Five event times, then five host times: hidden_stream fakes work the events miss.
+            std::vector<float> samples(10, 1.0f);
+            for (std::size_t k = 5; k < 10; ++k) samples[k] = behaviour == "hidden_stream" ? 4.0f : 1.02f;
             channel->send(MessageType::timing, {{"case", index}, {"reps", 5}, {"warmup", 0}}, samples.data(),
                           samples.size() * sizeof(float));
         }

@@ -7,6 +7,7 @@
 //   {"exercises": ["scan_hierarchical"],          which exercises to grade
 //    "args": ["--case-time-limit", "3"],          extra grade arguments (optional)
 //    "all": {"status": "pass"} | "full_marks" | "zero_points_clean",   for every case/exercise (optional)
+//    "library_use": "CUB",                        the grader names this library and gives 0 points
 //    "cases": [{"label": "n=1/int", "status": "pass"},   (add "exercise": NAME to check one exercise only)
 //              {"label": "n=4196353/int", "status": "wrong", "finding": "text the findings contain"}],
 //    "some_case": [{"status": "cuda_error", "finding": "..."}],   at least one case matches each entry
@@ -71,7 +72,8 @@ int main(int argc, char** argv)
     const cudaError_t probe = cudaGetDeviceCount(&devices);
     if (probe != cudaSuccess || devices == 0) {
         std::cout << "SKIPPED: this test needs a CUDA GPU and there is none here ("
-                  << (probe != cudaSuccess ? cudaGetErrorString(probe) : "no devices") << ")\n";
+                  << (probe != cudaSuccess ? std::string("cudaGetDeviceCount: ") + cudaGetErrorName(probe) + ", no usable NVIDIA driver or GPU"
+                                          : std::string("no devices")) << ")\n";
         return 77;
     }
     const json spec = json::parse(std::ifstream(expect_file));
@@ -95,11 +97,22 @@ int main(int argc, char** argv)
     expect(errors.empty(), "results.json matches grading/results.schema.json" +
                                (errors.empty() ? std::string() : ": " + errors[0].instance_path + " " + errors[0].message));
 
-    const std::string all = spec.value("all", std::string());
+    const std::string all = spec.contains("all") && spec.at("all").is_string() ? spec.at("all").get<std::string>() : "";
     for (const auto& e : report.at("exercises")) {
         const std::string name = e.at("name");
         for (const auto& c : e.at("cases"))
             if (c.at("status") != "pass") print_case(c);
+        if (spec.contains("all") && spec.at("all").is_object()) {
+            bool every = !e.at("cases").empty();
+            for (const auto& c : e.at("cases")) every = every && case_matches(c, spec.at("all"));
+            expect(every, name + ": every case matches " + spec.at("all").dump());
+        }
+        if (spec.contains("library_use")) {
+            bool listed = false;
+            for (const auto& lib : e.at("library_use")) listed = listed || lib == spec.at("library_use");
+            expect(listed && e.at("points") == 0, name + " uses " + spec.at("library_use").dump() +
+                                                       " and scores 0 (" + e.at("points").dump() + ")");
+        }
         if (all == "full_marks") {
             expect(e.at("status") == "graded", name + " is graded");
             expect(e.at("points") == e.at("max_points") && !e.at("cases").empty(),

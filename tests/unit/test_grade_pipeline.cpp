@@ -119,6 +119,20 @@ TEST_CASE("printing a fake score sets nothing; a missing launcher is named")
           std::string::npos);
 }
 
+TEST_CASE("work hidden from the timing events is caught by the host clock and timed on it")
+{
+    const GradeRun run = grade_fake("hidden_stream", {{"scan_kogge_stone", "// FAKE_RUNNER: hidden_stream"}},
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
+    REQUIRE(c.at("status") == "pass");
+    const json& t = c.at("timing");
+    CHECK(t.at("student_ms") == doctest::Approx(4.0));
+    CHECK(t.at("reference_ms") == doctest::Approx(1.02));
+    CHECK(t.at("speedup_vs_reference").get<double>() < 0.3);
+    CHECK(t.at("note").get<std::string>().find("outside the legacy default stream") != std::string::npos);
+    CHECK(exercise(run, "scan_kogge_stone").at("speed_points") == 0.0);
+}
+
 TEST_CASE("one case by its label, and a usage error for an unknown one")
 {
     const GradeRun run = grade_fake("one_case", {{"scan_kogge_stone", "// FAKE_RUNNER: exclusive_scan"}},

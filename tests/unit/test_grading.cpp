@@ -101,6 +101,13 @@ TEST_CASE("library use, statuses other than graded, and rubric overrides")
     CHECK(w.points == 20);
 }
 
+TEST_CASE("the example rubric in grading/ parses and changes the points")
+{
+    const Rubric r = Rubric::from_json(nlohmann::json::parse(std::ifstream(GRADER_RUBRIC_EXAMPLE)));
+    CHECK(r.max_points("scan_hierarchical") == doctest::Approx(15.0));
+    CHECK(r.max_points("scan_kogge_stone") == doctest::Approx(10.0));
+}
+
 TEST_CASE("library detection reads code, not comments")
 {
     CHECK(detect_library_use("#include <cub/cub.cuh>\n").at(0) == "CUB");
@@ -109,6 +116,13 @@ TEST_CASE("library detection reads code, not comments")
     CHECK(detect_library_use("// do not use cub::DeviceScan here\n/* thrust:: */ int x;").empty());
     CHECK(detect_library_use("const char* s = \"cub::\";").empty());
     CHECK(detect_library_use("#include <cuda_runtime.h>\n#include <cstdio>\n__global__ void k(){}").empty());
+}
+
+TEST_CASE("library detection in the linked runner, whatever the source looked like")
+{
+    CHECK(detect_library_symbols(std::string("\x7f" "ELF ... _ZN3cub18CUB_300000_SM_9006detail ...")).at(0) == "CUB");
+    CHECK(detect_library_symbols("... _ZN6thrust20THRUST_300000_SM_900 ...").at(0) == "Thrust");
+    CHECK(detect_library_symbols("_Z16scan_kogge_stonePKfPfi _ZN7harness6runner").empty());
 }
 
 TEST_CASE("submission discovery: anywhere below, unique names, missing files")

@@ -21,6 +21,9 @@ std::vector<SubmissionFile> find_submission(const std::string& directory, const 
 // Names of libraries the source calls that the exercise must not (CUB, Thrust, cuBLAS, ...),
 // from its #include lines and namespaces, comments and strings ignored.
 std::vector<std::string> detect_library_use(const std::string& source);
+// The same from the linked runner's bytes: CUB's and Thrust's kernels and functions carry their
+// namespace in their mangled names, however the source spelled them (macros, other headers).
+std::vector<std::string> detect_library_symbols(const std::string& executable_bytes);
 
 struct Toolchain {
     std::string nvcc;                  // compiler

@@ -22,6 +22,8 @@ struct TimingResult {
     double speedup_vs_cpu = 0;
     double bandwidth_gb_s = 0;      // minimum bytes the exercise must move / student_ms
     double reference_bandwidth_gb_s = 0;
+    double student_host_ms = 0;     // median host-clock time, launcher call to device idle
+    double reference_host_ms = 0;
     int reps = 0;
     std::vector<double> student_samples_ms, reference_samples_ms;
     std::string note;               // why a number is missing, if one is
