@@ -25,6 +25,7 @@ Grades a directory of <exercise>.cu files (see CONTRACT.md) and writes results.j
   --case LABEL           run only this case (with one --exercise); labels from --list
   --list                 list the exercises and their cases, then exit
   --output FILE          where to write the results (default: results.json)
+  --gradescope FILE      also write Gradescope's results format (one test per exercise)
   --work-dir DIR         runners and logs go here (default: grader-work)
   --time-limit S         wall-clock budget per exercise in seconds (default: 120)
   --case-time-limit S    per case, before a size allowance (default: 10)
@@ -79,7 +80,7 @@ int main(int argc, char** argv)
     const fs::path bin_dir = fs::weakly_canonical(fs::path(argv[0])).parent_path();
     if (fs::exists(bin_dir / "grader_reference_runner"))
         options.reference_runner = (bin_dir / "grader_reference_runner").string();
-    std::string output = "results.json", exercise_list;
+    std::string output = "results.json", gradescope, exercise_list;
     bool list = false;
 
     for (int i = 1; i < argc; ++i) {
@@ -95,6 +96,7 @@ int main(int argc, char** argv)
             else if (flag == "--exercise") exercise_list = value();
             else if (flag == "--case") options.case_label = value();
             else if (flag == "--output") output = value();
+            else if (flag == "--gradescope") gradescope = value();
             else if (flag == "--work-dir") options.work_dir = value();
             else if (flag == "--time-limit") options.limits.exercise_budget = std::chrono::milliseconds(static_cast<long long>(std::stod(value()) * 1000));
             else if (flag == "--case-time-limit") options.limits.case_limit = std::chrono::milliseconds(static_cast<long long>(std::stod(value()) * 1000));
@@ -132,6 +134,7 @@ int main(int argc, char** argv)
     try {
         const grading::GradeReport report = grading::grade(options, std::cout);
         std::ofstream(output) << grading::to_json(report).dump(2) << "\n";
+        if (!gradescope.empty()) std::ofstream(gradescope) << grading::to_gradescope(report).dump(2) << "\n";
         grading::print_summary_table(report, std::cout);
         std::cout << "results written to " << output << "\n";
     } catch (const std::exception& e) {

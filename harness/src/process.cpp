@@ -110,7 +110,8 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 
 // Runs in the forked child: async-signal-safe calls only, and it never returns.
 [[noreturn]] void exec_child(char* const* argv, char* const* envp, const char* output_path,
-                             const char* working_dir, int channel_write_fd, int error_pipe) {
+                             const char* working_dir, int channel_write_fd, int error_pipe,
+                             rlim_t max_file_bytes) {
     ::setpgid(0, 0);
 
     // Start the program with a clean signal state: the grader may block or ignore signals
@@ -123,6 +124,9 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     // A crashing student program should not spend time writing a core file.
     struct rlimit no_core = {0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
+    // Nor fill the disk: a program that prints without end gets SIGXFSZ at this size.
+    struct rlimit file_size = {max_file_bytes, max_file_bytes};
+    ::setrlimit(RLIMIT_FSIZE, &file_size);
 
     int input = ::open("/dev/null", O_RDONLY);
     if (input < 0 || ::dup2(input, 0) < 0) report_and_exit(error_pipe, SpawnStage::stdin_redirect);
@@ -237,6 +241,7 @@ std::string ExitStatus::describe() const {
         {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"},
         {SIGKILL, "SIGKILL"}, {SIGILL, "SIGILL"},   {SIGTERM, "SIGTERM"}, {SIGPIPE, "SIGPIPE"},
         {SIGINT, "SIGINT"},   {SIGXCPU, "SIGXCPU"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},
+        {SIGXFSZ, "SIGXFSZ: wrote more output than the limit"},
     };
     std::string text = "killed by signal " + std::to_string(signal);
     for (const auto& entry : names)
@@ -276,7 +281,9 @@ Child Child::spawn(const SpawnOptions& options) {
         errno = saved;
         throw_errno("fork");
     }
-    if (pid == 0) exec_child(argv.data(), envp.data(), output_path, working_dir, channel[1], error_pipe[1]);
+    if (pid == 0)
+        exec_child(argv.data(), envp.data(), output_path, working_dir, channel[1], error_pipe[1],
+                   static_cast<rlim_t>(options.max_file_bytes));
 
     // Also set the group from this side: whichever of the two runs first, the group exists
     // before spawn() returns (EACCES here just means the child has already exec'd).

@@ -1,7 +1,7 @@
 # Process isolation and the private channel. The fixture programs (tests/fixtures) are run by
 # these tests, which find them through GRADER_FIXTURE_DIR.
 set(_grader_fixtures fixture_hang fixture_crash fixture_abort fixture_fake_json fixture_exit_code
-                     fixture_channel_peer)
+                     fixture_channel_peer fixture_flood)
 
 grader_add_unit_test(test_process SOURCES test_process.cpp LIBS harness TIMEOUT 60)
 target_compile_definitions(test_process PRIVATE "GRADER_FIXTURE_DIR=\"$<TARGET_FILE_DIR:fixture_hang>\"")

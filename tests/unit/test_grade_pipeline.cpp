@@ -17,6 +17,7 @@ namespace {
 
 struct GradeRun {
     json results;
+    json gradescope;
     std::string output;
 };
 
@@ -36,12 +37,14 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
     std::vector<std::string> command = {GRADE_EXECUTABLE, "--submission", (dir / "submission").string(),
                                         "--nvcc", FAKE_NVCC, "--reference-runner", reference.string(),
                                         "--work-dir", (dir / "work").string(), "--output", (dir / "results.json").string(),
+                                        "--gradescope", (dir / "gradescope.json").string(),
                                         "--case-time-limit", "2"};
     command.insert(command.end(), extra_args.begin(), extra_args.end());
     const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
     INFO(run.output);
     REQUIRE(run.status.ok());
-    GradeRun result{json::parse(std::ifstream(dir / "results.json")), run.output};
+    GradeRun result{json::parse(std::ifstream(dir / "results.json")), json::parse(std::ifstream(dir / "gradescope.json")),
+                    run.output};
     const auto errors = grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results);
     CHECK(errors.empty());
     return result;
@@ -78,6 +81,8 @@ TEST_CASE("a hang is stopped by the time limit; the following cases and exercise
     CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()) - 1);
     CHECK(bk.at("speed_points") == 0.0);
     CHECK(exercise(run, "scan_hierarchical").at("status") == "not_submitted");
+    CHECK(run.gradescope.at("tests").size() == 3);
+    CHECK(run.gradescope.at("score") == run.results.at("points"));
     // Progress is printed per case, with the timing against the reference.
     CHECK(run.output.find("[ 3/23] n=31/int") != std::string::npos);
     CHECK(run.output.find("vs reference") != std::string::npos);

@@ -107,6 +107,20 @@ TEST_CASE("a crash is reported with its signal, and its output is kept") {
     CHECK(aborted.signal == SIGABRT);
 }
 
+TEST_CASE("a child that prints without end is stopped by the file-size limit") {
+    TempFile output;
+    harness::SpawnOptions options;
+    options.argv = {fixture("fixture_flood")};
+    options.output_file = output.path;
+    options.max_file_bytes = 1 << 20;
+    ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 20s);
+    CHECK(status.kind == ExitStatus::Kind::signaled);
+    CHECK(status.signal == SIGXFSZ);
+    CHECK(status.describe().find("SIGXFSZ") != std::string::npos);
+    CHECK(output.text().size() <= (1u << 20));
+    CHECK(output.text().find("debug line 0: still going") != std::string::npos);
+}
+
 TEST_CASE("a hang is killed at the deadline, grandchildren included") {
     TempFile output;
     harness::SpawnOptions options;

@@ -24,12 +24,17 @@ struct ExitStatus {
     std::string describe() const;   // "exit code 3", "signal 11 (SIGSEGV)", "timed out", ...
 };
 
+// No file a child writes (its captured output included) may grow past this; past it the child
+// gets SIGXFSZ, which describe() names.
+constexpr unsigned long max_child_file_bytes = 256ul << 20;
+
 struct SpawnOptions {
     std::vector<std::string> argv;             // argv[0] is the program (PATH is searched)
     std::vector<std::string> extra_env;        // "NAME=value" entries added to the environment
     std::string working_dir;                   // empty: inherit
     std::string output_file;                   // stdout+stderr go here (truncated); empty: /dev/null
     bool create_channel = false;               // a private pipe child -> parent, see Channel below
+    unsigned long max_file_bytes = max_child_file_bytes;   // RLIMIT_FSIZE of the child
 };
 
 // A running child in its own process group. Destruction kills the group and reaps the child.
