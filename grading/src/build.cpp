@@ -51,7 +51,7 @@ std::vector<SubmissionFile> find_submission(const std::string& directory, const 
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(directory, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (!it->is_regular_file()) continue;
+        if (!it->is_regular_file()) continue;   // follows links: a linked file is found, then refused
         const fs::path& p = it->path();
         if (p.extension() == ".cu") found[p.stem().string()].push_back(p.string());
     }
@@ -63,6 +63,7 @@ std::vector<SubmissionFile> find_submission(const std::string& directory, const 
             std::sort(hit->second.begin(), hit->second.end());
             file.path = hit->second.front();
             if (hit->second.size() > 1) file.duplicates = hit->second;
+            file.symlink = fs::is_symlink(file.path);
         }
         files.push_back(file);
     }
@@ -78,6 +79,8 @@ std::vector<std::string> detect_library_use(const std::string& source)
         {"cuBLAS", R"((#\s*include\s*[<"]cublas)|(\bcublas[A-Z]\w*\s*\())"},
         {"cuDNN", R"((#\s*include\s*[<"]cudnn)|(\bcudnn[A-Z]\w*\s*\())"},
         {"cuda::std algorithms", R"(#\s*include\s*[<"]cuda/std/(numeric|algorithm))"},
+        // Each file is compiled on its own: an include by path reaches outside the submission.
+        {"a file outside the submission (#include by path)", R"(#\s*include\s*"(/|[^"]*\.\./))"},
     };
     std::vector<std::string> used;
     for (const auto& [name, pattern] : patterns)

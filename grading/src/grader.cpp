@@ -14,6 +14,7 @@
 #include "harness/cases.hpp"
 #include "harness/check.hpp"
 #include "harness/data.hpp"
+#include "harness/poison.hpp"
 #include "harness/exercise.hpp"
 
 namespace fs = std::filesystem;
@@ -113,6 +114,10 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         const harness::Expected expected = harness::golden(exercise, c, inputs);
         const harness::RawOutput raw = harness::parse_raw_output(run.output->meta, std::move(run.output->blob));
         harness::Diagnosis d = harness::check_case(exercise, c, inputs, expected, raw);
+        const std::size_t element = harness::element_bytes(harness::element_type(exercise.family));
+        const std::uint64_t verified_checksum =
+            harness::checksum64(raw.out_with_guards.data() + harness::guard_elements * element,
+                                expected.value.size() * element);
         r.status = d.correct ? "pass" : "wrong";
         r.summary = d.summary;
         r.findings = d.findings;
@@ -137,6 +142,12 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
                 r.findings.push_back("launch every kernel on the default stream (CONTRACT.md); " + t.note);
                 t.student_ms = t.student_host_ms;
                 reference.event_ms = reference.host_ms;
+            }
+            if (run.timing->meta.value("output_checksum", std::uint64_t{0}) != verified_checksum) {
+                t.note = "the timed repetitions did not leave the verified output in `out` (each starts from a "
+                         "poisoned `out`): work skipped or cached on repeated calls is not timed";
+                r.findings.push_back("every call of the launcher must compute the whole output; " + t.note);
+                t.student_ms = 0;
             }
             t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
             t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
@@ -178,6 +189,11 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
                              "memory, or exit() called); what the program printed is in the exercise's output");
         r.detail = run.error;
         return;
+    case CaseRun::Outcome::protocol_error:
+        r.status = "protocol_error";
+        r.summary = run.error.value("reason", std::string("the runner broke the grader's protocol"));
+        r.detail = run.error;
+        return;
     case CaseRun::Outcome::not_run:
         r.status = "not_run";
         r.summary = run.error.value("reason", std::string("not run"));
@@ -207,8 +223,46 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
     return line.str();
 }
 
+std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, const GradeOptions& options)
+{
+    std::vector<harness::Case> cases = harness::cases_for(exercise);
+    if (options.case_label.empty()) return cases;
+    const harness::Case* only = harness::find_case(cases, options.case_label);
+    return only ? std::vector<harness::Case>{*only} : std::vector<harness::Case>{};
+}
+
+harness::RunRequest make_request(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
+                                 const std::string& runner, bool timed_only, const GradeOptions& options,
+                                 const std::string& log)
+{
+    harness::RunRequest request;
+    request.runner = runner;
+    request.exercise = exercise.name;
+    request.working_dir = (fs::path(options.work_dir) / exercise.name).string();   // nothing to overwrite there
+    request.log_prefix = (fs::path(request.working_dir) / log).string();
+    for (const auto& c : cases)
+        if (!timed_only || c.timed) request.cases.push_back({c.index, c.n, c.timed});
+    return request;
+}
+
+// The reference's timings of an exercise's speed cases, on this GPU, before any submitted code
+// has run (nothing a submission leaves behind can slow the reference down).
+std::map<int, TimingSamples> time_reference(const GradeOptions& options, const harness::Exercise& exercise)
+{
+    std::map<int, TimingSamples> samples;
+    if (options.reference_runner.empty()) return samples;
+    const auto request = make_request(exercise, cases_to_grade(exercise, options), options.reference_runner, true,
+                                      options, "reference");
+    if (!request.cases.empty())
+        harness::run_exercise(request, options.limits, [&](CaseRun&& run) {
+            if (run.timing) samples[run.index] = samples_of(*run.timing);
+        });
+    return samples;
+}
+
 ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exercise& exercise,
-                              const SubmissionFile& file, const BuildResult* build, GradeReport& report,
+                              const SubmissionFile& file, const BuildResult* build,
+                              const std::map<int, TimingSamples>& reference_samples, GradeReport& report,
                               std::ostream& progress)
 {
     ExerciseResult result;
@@ -221,6 +275,9 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     } else if (!file.duplicates.empty()) {
         result.status = "invalid_submission";
         result.message = "more than one file named " + exercise.name + ".cu; the name must be unique";
+    } else if (file.symlink) {
+        result.status = "invalid_submission";
+        result.message = exercise.name + ".cu is a symbolic link; submit the file itself";
     } else if (!build->ok) {
         result.status = "compile_error";
         result.message = build->failure;
@@ -240,49 +297,36 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         if (std::find(result.library_use.begin(), result.library_use.end(), name) == result.library_use.end())
             result.library_use.push_back(name);
 
-    std::vector<harness::Case> cases = harness::cases_for(exercise);
-    if (!options.case_label.empty()) {
-        const harness::Case* only = harness::find_case(cases, options.case_label);
-        cases = only ? std::vector<harness::Case>{*only} : std::vector<harness::Case>{};
-    }
+    const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
-
-    const std::string work = (fs::path(options.work_dir) / exercise.name).string();
-    auto request_for = [&](const std::string& runner, bool timed_only, const std::string& log) {
-        harness::RunRequest request;
-        request.runner = runner;
-        request.exercise = exercise.name;
-        request.log_prefix = (fs::path(work) / log).string();
-        for (const auto& c : cases) {
-            if (timed_only && !c.timed) continue;
-            request.cases.push_back(c.index);
-            request.case_elements.push_back(c.n);
-            request.case_timed.push_back(c.timed);
-        }
-        return request;
-    };
-
-    // The reference's timings come first, from the same GPU in the same run.
-    std::map<int, TimingSamples> reference_samples;
-    if (!options.reference_runner.empty()) {
-        const auto request = request_for(options.reference_runner, true, "reference");
-        if (!request.cases.empty())
-            harness::run_exercise(request, options.limits, [&](CaseRun&& run) {
-                if (run.timing) reference_samples[run.index] = samples_of(*run.timing);
-            });
-    }
-
-    const auto request = request_for(build->executable, false, "runner");
+    const auto request = make_request(exercise, cases, build->executable, false, options, "runner");
     std::size_t position = 0;
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                [&](const harness::Case& k) { return k.index == case_run.index; });
         CaseResult r = describe_case(exercise, c, options.submission);
-        judge(exercise, c, case_run, reference_samples, r);
+        try {
+            judge(exercise, c, case_run, reference_samples, r);
+        } catch (const std::exception& e) {   // data the runner never sends: forged or corrupted
+            r.status = "protocol_error";
+            r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
+            r.findings = {"submitted code must not write to the grader's file descriptors"};
+            r.timing.reset();
+        }
         progress << progress_line(r, ++position, cases.size()) << "\n" << std::flush;
         result.cases.push_back(std::move(r));
     });
-    if (report.device.empty() && !run.hello.is_null()) {
+    // No honest kernel moves its minimum bytes faster than the DRAM's peak.
+    const double peak_gb_s = run.hello.is_object() ? run.hello.value("peak_gb_s", 0.0) : 0.0;
+    for (auto& c : result.cases) {
+        if (!c.timing || peak_gb_s <= 0 || c.timing->bandwidth_gb_s <= 1.1 * peak_gb_s) continue;
+        c.timing->note = "the measured time implies " + std::to_string(static_cast<long>(c.timing->bandwidth_gb_s)) +
+                         " GB/s, beyond the GPU's peak of " + std::to_string(static_cast<long>(peak_gb_s)) +
+                         " GB/s: the timing cannot be right and earns no speed points";
+        c.findings.push_back(c.timing->note);
+        c.timing->speedup_vs_reference = 0;
+    }
+    if (report.device.empty() && run.hello.is_object()) {
         report.device = run.hello.value("device", std::string());
         report.compute_capability = run.hello.value("cc", std::string());
     }
@@ -326,7 +370,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::vector<std::pair<std::string, std::string>> work;
     std::vector<int> build_of(files.size(), -1);
     for (std::size_t k = 0; k < files.size(); ++k) {
-        if (files[k].path.empty() || !files[k].duplicates.empty()) continue;
+        if (files[k].path.empty() || !files[k].duplicates.empty() || files[k].symlink) continue;
         fs::create_directories(fs::path(options.work_dir) / files[k].exercise);
         build_of[k] = static_cast<int>(work.size());
         work.emplace_back(fs::absolute(files[k].path).string(),
@@ -342,10 +386,31 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
                      << std::fixed << std::setprecision(1) << builds[static_cast<std::size_t>(build_of[k])].seconds
                      << " s\n";
 
+    // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
+    harness::become_subreaper();
+    std::map<std::string, std::map<int, TimingSamples>> reference_timings;
+    if (!options.reference_runner.empty()) {
+        progress << "timing the reference solutions ...\n" << std::flush;
+        for (std::size_t k = 0; k < files.size(); ++k)
+            if (build_of[k] >= 0 && builds[static_cast<std::size_t>(build_of[k])].ok)
+                reference_timings[files[k].exercise] = time_reference(options, *harness::find_exercise(files[k].exercise));
+    }
     for (std::size_t k = 0; k < files.size(); ++k) {
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
-        report.exercises.push_back(grade_exercise(options, *exercise, files[k], build, report, progress));
+        try {
+            report.exercises.push_back(grade_exercise(options, *exercise, files[k], build,
+                                                      reference_timings[exercise->name], report, progress));
+        } catch (const std::exception& e) {   // a grader bug or an exhausted machine: report it, go on
+            ExerciseResult failed;
+            failed.name = exercise->name;
+            failed.source = files[k].path;
+            failed.status = "runner_failed";
+            failed.message = std::string("the grader could not finish this exercise: ") + e.what();
+            score_exercise(options.rubric, failed);
+            progress << "  " << failed.message << "\n";
+            report.exercises.push_back(failed);
+        }
         report.points += report.exercises.back().points;
         report.max_points += report.exercises.back().max_points;
     }

@@ -140,6 +140,7 @@ void send_output(ChannelWriter& channel, const Case& c, const CaseInputs& inputs
 void time_case(ChannelWriter& channel, const Exercise& exercise, const Case& c, const CaseBuffers& buffers,
                const Options& options, int l2_bytes)
 {
+    const std::uint64_t unwritten = element_type(exercise.family) == ElementType::f64 ? unwritten_f64 : unwritten_f32;
     const std::size_t flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(l2_bytes), 64u << 20);
     void* flush = nullptr;
     CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
@@ -154,6 +155,9 @@ void time_case(ChannelWriter& channel, const Exercise& exercise, const Case& c, 
     // events but not the host clock; the parent compares the two.
     std::vector<float> samples(2 * static_cast<std::size_t>(options.reps));
     for (int rep = 0; rep < options.reps; ++rep) {
+        // Every repetition must compute the output again: it starts poisoned, and what is left
+        // after the last one must be the output the parent verified (checksum below).
+        buffers.out->fill(unwritten);
         CUDA_CHECK(cudaMemsetAsync(flush, rep & 0xff, flush_bytes));
         CUDA_CHECK(cudaDeviceSynchronize());
         const auto host_start = std::chrono::steady_clock::now();
@@ -172,8 +176,11 @@ void time_case(ChannelWriter& channel, const Exercise& exercise, const Case& c, 
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     CUDA_CHECK(cudaFree(flush));
+    std::vector<unsigned char> out_after(buffers.out->data_bytes());
+    buffers.out->download_range(buffers.out->guard_bytes(), out_after.size(), out_after.data());
     channel.send(MessageType::timing, {{"case", c.index}, {"reps", options.reps}, {"warmup", options.warmup},
-                                       {"layout", "event_ms[reps], host_ms[reps]"}},
+                                       {"layout", "event_ms[reps], host_ms[reps]"},
+                                       {"output_checksum", checksum64(out_after.data(), out_after.size())}},
                  samples.data(), samples.size() * sizeof(float));
 }
 
@@ -191,9 +198,15 @@ int run(ChannelWriter& channel, const Options& options)
         cudaDeviceProp props{};
         CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
         const bool found = launcher_found(exercise->name);
+        // The DRAM's peak (two transfers per clock): no honest timing moves bytes faster.
+        int memory_khz = 0, bus_bits = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
+        CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
+        const double peak_gb_s = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
         channel.send(MessageType::hello, {{"exercise", exercise->name}, {"device", props.name},
                                           {"cc", std::to_string(props.major) + "." + std::to_string(props.minor)},
-                                          {"l2_bytes", props.l2CacheSize}, {"launcher_found", found}});
+                                          {"l2_bytes", props.l2CacheSize}, {"peak_gb_s", peak_gb_s},
+                                          {"launcher_found", found}});
         if (!found) {
             channel.send(MessageType::done, nlohmann::json::object());
             return 0;
@@ -237,6 +250,7 @@ int run(ChannelWriter& channel, const Options& options)
 int main(int argc, char** argv)
 {
     auto channel = harness::ChannelWriter::from_environment();
+    unsetenv("GRADER_CHANNEL_FD");   // submitted code has no business with it
     if (!channel) {
         std::fprintf(stderr, "runner: GRADER_CHANNEL_FD is not set; this program is started by `grade`\n");
         return 2;

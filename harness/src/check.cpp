@@ -28,7 +28,7 @@ void compare_typed(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bi
         if (bits == unwritten_bits) mark = Mark::unwritten;
         else if (bits == guard_bits) mark = Mark::guard_copy;
         else if (std::isnan(value)) mark = std::isnan(want) ? Mark::ok : Mark::nan;
-        else if (!(std::fabs(cmp.actual[i] - want) <= expected.tolerance[i])) mark = Mark::wrong;
+        else if (!(std::fabs(cmp.actual[i] - want) <= expected.tolerance_at(i))) mark = Mark::wrong;
         cmp.marks[i] = mark;
         if (mark == Mark::ok) continue;
         ++cmp.bad;
@@ -91,7 +91,7 @@ bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
     for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
         const double predicted = model(i);
         if (cmp.marks[i] != Mark::wrong) continue;
-        if (!(std::fabs(cmp.actual[i] - predicted) <= expected.tolerance[i])) return false;
+        if (!(std::fabs(cmp.actual[i] - predicted) <= expected.tolerance_at(i))) return false;
         ++matched;
     }
     return matched > 0;
@@ -176,23 +176,29 @@ void describe_sections(const ArrayComparison& cmp, std::int64_t section, const c
 
 RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob)
 {
+    // The output comes first and can be a gigabyte: it keeps the blob's memory, the small guard
+    // segments after it are copied out.
     RawOutput raw;
-    std::size_t at = 0;
-    for (const auto& segment : meta.at("segments")) {
+    const auto& segments = meta.at("segments");
+    if (!segments.is_array() || segments.size() != 3 || segments.at(0).at("name") != "out")
+        throw std::runtime_error("case output: unexpected segments");
+    std::size_t at = 0, out_bytes = 0;
+    for (const auto& segment : segments) {
         const std::size_t bytes = segment.at("bytes").get<std::size_t>();
-        if (at + bytes > blob.size()) throw std::runtime_error("case output: segments exceed the data sent");
+        if (bytes > blob.size() - at) throw std::runtime_error("case output: segments exceed the data sent");
         const std::string name = segment.at("name").get<std::string>();
-        std::vector<std::uint8_t> part(blob.begin() + static_cast<std::ptrdiff_t>(at),
-                                       blob.begin() + static_cast<std::ptrdiff_t>(at + bytes));
-        if (name == "out") raw.out_with_guards = std::move(part);
-        else if (name == "in_guards") raw.in_guards = std::move(part);
-        else if (name == "scratch_guards") raw.scratch_guards = std::move(part);
+        const auto first = blob.begin() + static_cast<std::ptrdiff_t>(at);
+        if (name == "out") out_bytes = bytes;
+        else if (name == "in_guards") raw.in_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
+        else if (name == "scratch_guards") raw.scratch_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
+        else throw std::runtime_error("case output: unknown segment " + name);
         at += bytes;
     }
+    blob.resize(out_bytes);
+    raw.out_with_guards = std::move(blob);
     raw.input_checksum = meta.at("input_checksum").get<std::uint64_t>();
     raw.input_first_changed = meta.value("input_first_changed", std::int64_t{-1});
     raw.input_changed_elements = meta.value("input_changed_elements", std::int64_t{0});
-    blob.clear();
     return raw;
 }
 
@@ -233,13 +239,13 @@ void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expe
     default:
         line = "first wrong element: " + index + " = " + format_value(cmp.actual[i]) + ", expected " +
                format_value(expected.value[i]);
-        if (expected.tolerance[i] > 0) line += " (tolerance " + format_value(expected.tolerance[i]) + ")";
+        if (expected.tolerance_at(i) > 0) line += " (tolerance " + format_value(expected.tolerance_at(i)) + ")";
     }
     d.findings.push_back(line);
     d.detail["first_wrong"] = {{"index", cmp.first_bad},
                                {"expected", expected.value[i]},
                                {"actual", std::isnan(cmp.actual[i]) ? nlohmann::json(nullptr) : nlohmann::json(cmp.actual[i])},
-                               {"tolerance", expected.tolerance[i]}};
+                               {"tolerance", expected.tolerance_at(i)}};
 }
 
 void describe_unwritten(const detail::ArrayComparison& cmp, Diagnosis& d)
@@ -268,8 +274,10 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
 {
     const ElementType type = element_type(exercise.family);
     const std::size_t n_out = expected.value.size();
-    if (raw.out_with_guards.size() != (n_out + 2 * guard_elements) * element_bytes(type) ||
-        raw.in_guards.size() != 2 * guard_elements * element_bytes(type))
+    const std::size_t guards = 2 * guard_elements * element_bytes(type);
+    const bool has_scratch = exercise.family == Family::full_scan || exercise.family == Family::reduction;
+    if (raw.out_with_guards.size() != n_out * element_bytes(type) + guards || raw.in_guards.size() != guards ||
+        raw.scratch_guards.size() != (has_scratch ? guards : 0))
         throw std::runtime_error("case output: the runner sent buffers of the wrong size");
 
     Diagnosis d;

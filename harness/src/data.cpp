@@ -82,8 +82,9 @@ std::vector<float> conv_mask(const Case& c, bool two_d, SplitMix64& rng)
         if (m == 0) m = one;
     if (w > 1) {
         const std::size_t last = two_d ? static_cast<std::size_t>(w * w - 1) : static_cast<std::size_t>(w - 1);
-        if (mask[0] == mask[last]) mask[last] = mask[0] + one;
-        if (two_d && mask[1] == mask[static_cast<std::size_t>(w)]) mask[static_cast<std::size_t>(w)] = mask[1] + one;
+        // The negation differs from a nonzero weight and is itself nonzero.
+        if (mask[0] == mask[last]) mask[last] = -mask[0];
+        if (two_d && mask[1] == mask[static_cast<std::size_t>(w)]) mask[static_cast<std::size_t>(w)] = -mask[1];
     }
     return mask;
 }

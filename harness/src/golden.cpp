@@ -1,6 +1,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "compensated_sum.hpp"
 #include "harness/check.hpp"
 
 namespace harness {
@@ -18,8 +19,8 @@ Expected scan_golden(const Case& c, const std::vector<float>& in, std::int64_t s
 {
     Expected e;
     e.value.resize(in.size());
-    e.tolerance.assign(in.size(), 0.0);
     const bool exact = c.data == DataKind::integers;
+    if (!exact) e.tolerance.resize(in.size());
     double sum = 0, abs_sum = 0;
     std::int64_t terms = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
@@ -38,21 +39,17 @@ Expected scan_golden(const Case& c, const std::vector<float>& in, std::int64_t s
 // gamma(n - 1) * sum |x| of the exact sum.
 Expected reduction_golden(const Case& c, const std::vector<double>& in)
 {
-    double sum = 0, compensation = 0, abs_sum = 0;
+    detail::CompensatedSum sum;
+    double abs_sum = 0;
     std::int64_t exact = 0;
     for (double x : in) {
         abs_sum += std::fabs(x);
-        if (c.data == DataKind::integers) {
-            exact += static_cast<std::int64_t>(x);
-            continue;
-        }
-        const double t = sum + x;
-        compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-        sum = t;
+        if (c.data == DataKind::integers) exact += static_cast<std::int64_t>(x);
+        else sum.add(x);
     }
     Expected e;
-    e.value = {c.data == DataKind::integers ? static_cast<double>(exact) : sum + compensation};
-    e.tolerance = {c.data == DataKind::integers ? 0.0 : double_sum_tolerance(c.n - 1, abs_sum)};
+    e.value = {c.data == DataKind::integers ? static_cast<double>(exact) : sum.value()};
+    if (c.data != DataKind::integers) e.tolerance = {double_sum_tolerance(c.n - 1, abs_sum)};
     return e;
 }
 
@@ -65,8 +62,8 @@ Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
     const int mask_rows = two_d ? w : 1;
     Expected e;
     e.value.assign(static_cast<std::size_t>(c.n), 0.0);
-    e.tolerance.assign(static_cast<std::size_t>(c.n), 0.0);
     const bool exact = c.data == DataKind::integers;
+    if (!exact) e.tolerance.resize(static_cast<std::size_t>(c.n));
     for (std::int64_t y = 0; y < height; ++y) {
         for (std::int64_t x = 0; x < width; ++x) {
             double sum = 0, abs_sum = 0;

@@ -8,10 +8,15 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -363,6 +368,33 @@ ExitStatus Child::wait_until(Clock::time_point deadline) {
 // The caller has given up on the child: this is wait_until with a deadline already passed, so a
 // child still running is reported as timed_out (signal SIGKILL), one already gone as it ended.
 ExitStatus Child::kill_and_reap() { return wait_until(Clock::now()); }
+
+void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+int kill_orphaned_children(int except) {
+    const pid_t self = ::getpid();
+    int killed = 0;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) return 0;
+    while (const dirent* entry = ::readdir(proc)) {
+        char* end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == except) continue;
+        std::ifstream stat("/proc/" + std::string(entry->d_name) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
+        const std::size_t close = text.rfind(')');
+        if (close == std::string::npos) continue;
+        char state = 0;
+        long ppid = 0;
+        if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != self) continue;
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+        ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
+        ++killed;
+    }
+    ::closedir(proc);
+    return killed;
+}
 
 std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -6,11 +6,15 @@
 //
 // Behaviours: correct | exclusive_scan | unwritten | hang_at:K | crash_at:K | cuda_error_at:K |
 // fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream
-// (correct, but its timing says work escaped the events)
+// (correct, but its timing says work escaped the events) | too_fast | cached_timing |
+// forged_timing (sends a second timing message, as submitted code writing to the channel would) |
+// garbage_meta | escape (forks a grandchild that calls setsid and sleeps forever)
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <unistd.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,7 +39,8 @@ void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
     }
 }
 
-void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const std::string& behaviour)
+// Sends the case's output and returns the checksum of its data (the timing message repeats it).
+std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const std::string& behaviour)
 {
     const CaseInputs inputs = make_inputs(e, c);
     const Expected expected = golden(e, c, inputs);
@@ -50,6 +55,8 @@ void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const
             append(blob, static_cast<float>(v), 1);
         }
     }
+    const std::uint64_t out_checksum =
+        checksum64(blob.data() + guard_elements * 4, blob.size() - static_cast<std::size_t>(guard_elements) * 4);
     append(blob, unwritten_f32, guard_elements);
     const std::size_t out_bytes = blob.size();
     append(blob, input_guard_f32, 2 * guard_elements);
@@ -68,6 +75,7 @@ void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const
                   {"input_first_changed", -1},
                   {"input_changed_elements", 0}},
                  blob.data(), blob.size());
+    return out_checksum;
 }
 
 int at(const std::string& behaviour, const std::string& prefix)
@@ -92,7 +100,8 @@ int main(int argc, char** argv)
     const auto cases = cases_for(*exercise);
 
     channel->send(MessageType::hello, {{"exercise", exercise->name}, {"device", "fake device (CPU)"}, {"cc", "0.0"},
-                                       {"l2_bytes", 0}, {"launcher_found", behaviour != "no_launcher"}});
+                                       {"l2_bytes", 0}, {"peak_gb_s", 1000.0},
+                                       {"launcher_found", behaviour != "no_launcher"}});
     if (behaviour == "no_launcher") return channel->send(MessageType::done, nlohmann::json::object()), 0;
     if (behaviour == "fake_score")
         std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})" << "\nALL TESTS PASSED"
@@ -104,6 +113,12 @@ int main(int argc, char** argv)
         pos = comma == std::string::npos ? cases_text.size() : comma + 1;
         const Case& c = cases.at(static_cast<std::size_t>(index));
         channel->send(MessageType::case_begin, {{"case", index}});
+        if (behaviour == "escape" && index == 0 && fork() == 0) {
+            // A grandchild that leaves the runner's process group and would live on.
+            setsid();
+            std::ofstream("escaped.pid") << getpid() << "\n";
+            for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        }
         if (index == at(behaviour, "hang_at:"))
             for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
         if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
@@ -112,13 +127,26 @@ int main(int argc, char** argv)
                                                     {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
             return 3;
         }
-        send_output(*channel, *exercise, c, behaviour);
+        const std::uint64_t out_checksum = send_output(*channel, *exercise, c, behaviour);
         if (c.timed) {
-            // Five event times, then five host times: hidden_stream fakes work the events miss.
-            std::vector<float> samples(10, 1.0f);
-            for (std::size_t k = 5; k < 10; ++k) samples[k] = behaviour == "hidden_stream" ? 4.0f : 1.02f;
-            channel->send(MessageType::timing, {{"case", index}, {"reps", 5}, {"warmup", 0}}, samples.data(),
-                          samples.size() * sizeof(float));
+            // Five event times, then five host times: hidden_stream fakes work the events miss,
+            // too_fast a time no memory allows, cached_timing a launcher that skips repeated work.
+            const float event_ms = behaviour == "too_fast" ? 1e-4f : 1.0f;
+            std::vector<float> samples(10, event_ms);
+            for (std::size_t k = 5; k < 10; ++k) samples[k] = behaviour == "hidden_stream" ? 4.0f : event_ms * 1.02f;
+            channel->send(MessageType::timing,
+                          {{"case", index}, {"reps", 5}, {"warmup", 0},
+                           {"output_checksum", behaviour == "cached_timing" ? out_checksum + 1 : out_checksum}},
+                          samples.data(), samples.size() * sizeof(float));
+        }
+        if (behaviour == "forged_timing" && c.timed) {
+            const std::vector<float> tiny(10, 1e-3f);
+            channel->send(MessageType::timing, {{"case", index}, {"reps", 5}, {"output_checksum", out_checksum}},
+                          tiny.data(), tiny.size() * sizeof(float));
+        }
+        if (behaviour == "garbage_meta" && index == 2) {
+            channel->send(MessageType::case_end, {{"case", "two"}});
+            continue;
         }
         channel->send(MessageType::case_end, {{"case", index}});
     }

@@ -5,7 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <csignal>
 #include <fstream>
+#include <iterator>
 
 #include "grading/json_schema.hpp"
 #include "harness/process.hpp"
@@ -136,6 +138,77 @@ TEST_CASE("work hidden from the timing events is caught by the host clock and ti
     CHECK(t.at("speedup_vs_reference").get<double>() < 0.3);
     CHECK(t.at("note").get<std::string>().find("outside the legacy default stream") != std::string::npos);
     CHECK(exercise(run, "scan_kogge_stone").at("speed_points") == 0.0);
+}
+
+TEST_CASE("speed that cannot be honest earns nothing: skipped repeats, impossible bandwidth")
+{
+    const GradeRun cached = grade_fake("cached_timing", {{"scan_kogge_stone", "// FAKE_RUNNER: cached_timing"}},
+                                       {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const json& c = exercise(cached, "scan_kogge_stone").at("cases").at(0);
+    CHECK(c.at("status") == "pass");
+    CHECK(c.at("timing").at("note").get<std::string>().find("did not leave the verified output") != std::string::npos);
+    CHECK(exercise(cached, "scan_kogge_stone").at("speed_points") == 0.0);
+
+    const GradeRun fast = grade_fake("too_fast", {{"scan_kogge_stone", "// FAKE_RUNNER: too_fast"}},
+                                     {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const json& f = exercise(fast, "scan_kogge_stone").at("cases").at(0);
+    CHECK(f.at("timing").at("note").get<std::string>().find("beyond the GPU's peak") != std::string::npos);
+    CHECK(exercise(fast, "scan_kogge_stone").at("speed_points") == 0.0);
+}
+
+TEST_CASE("messages written into the grader's channel are a protocol error, never a score")
+{
+    const GradeRun forged = grade_fake("forged_timing", {{"scan_kogge_stone", "// FAKE_RUNNER: forged_timing"}},
+                                       {"--exercise", "scan_kogge_stone"});
+    const json& ks = exercise(forged, "scan_kogge_stone");
+    const json& timed = ks.at("cases").at(17);
+    CHECK(timed.at("label") == "n=10000000/int");
+    CHECK(timed.at("status") == "protocol_error");
+    CHECK(timed.at("summary").get<std::string>().find("a timing out of turn") != std::string::npos);
+    CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()) - 1);   // the rest ran on
+    CHECK(ks.at("speed_points") == 0.0);
+
+    const GradeRun garbage = grade_fake("garbage_meta", {{"scan_kogge_stone", "// FAKE_RUNNER: garbage_meta"}},
+                                        {"--exercise", "scan_kogge_stone"});
+    const json& g = exercise(garbage, "scan_kogge_stone");
+    CHECK(g.at("cases").at(2).at("status") == "protocol_error");
+    CHECK(count_status(g, "pass") == static_cast<int>(g.at("cases").size()) - 1);
+}
+
+TEST_CASE("a process that escapes the runner's process group is killed all the same")
+{
+    const GradeRun run = grade_fake("escape", {{"scan_kogge_stone", "// FAKE_RUNNER: escape"}},
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=1/int"});
+    CHECK(exercise(run, "scan_kogge_stone").at("points").get<double>() > 0);
+    const fs::path pid_file = fs::temp_directory_path() / "grader_pipeline_escape" / "work" / "scan_kogge_stone" / "escaped.pid";
+    int pid = 0;
+    std::ifstream(pid_file) >> pid;
+    REQUIRE(pid > 0);
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const bool gone = text.empty() || text.find(") Z ") != std::string::npos;
+    CHECK_MESSAGE(gone, "escaped process " << pid << " still alive: " << text);
+    if (!gone) kill(pid, SIGKILL);
+}
+
+TEST_CASE("a symbolic link instead of a file is refused")
+{
+    const fs::path dir = fs::temp_directory_path() / "grader_pipeline_link_target";
+    fs::create_directories(dir);
+    std::ofstream(dir / "scan_kogge_stone.cu") << "// FAKE_RUNNER: correct\n";
+    const fs::path link_dir = fs::temp_directory_path() / "grader_pipeline_link";
+    fs::remove_all(link_dir);
+    fs::create_directories(link_dir);
+    fs::create_symlink(dir / "scan_kogge_stone.cu", link_dir / "scan_kogge_stone.cu");
+    const auto run = harness::run_command({GRADE_EXECUTABLE, "--submission", link_dir.string(), "--exercise",
+                                           "scan_kogge_stone", "--nvcc", FAKE_NVCC, "--no-reference-timing",
+                                           "--work-dir", (link_dir / "work").string(), "--output",
+                                           (link_dir / "results.json").string()},
+                                          std::chrono::seconds(60));
+    REQUIRE(run.status.ok());
+    const json results = json::parse(std::ifstream(link_dir / "results.json"));
+    CHECK(results.at("exercises").at(0).at("status") == "invalid_submission");
+    CHECK(results.at("exercises").at(0).at("message").get<std::string>().find("symbolic link") != std::string::npos);
 }
 
 TEST_CASE("one case by its label, and a usage error for an unknown one")

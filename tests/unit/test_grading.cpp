@@ -116,6 +116,8 @@ TEST_CASE("library detection reads code, not comments")
     CHECK(detect_library_use("// do not use cub::DeviceScan here\n/* thrust:: */ int x;").empty());
     CHECK(detect_library_use("const char* s = \"cub::\";").empty());
     CHECK(detect_library_use("#include <cuda_runtime.h>\n#include <cstdio>\n__global__ void k(){}").empty());
+    CHECK(detect_library_use("#include \"/opt/grader/reference/scan_kogge_stone.cu\"\n").size() == 1);
+    CHECK(detect_library_use("#include \"../../reference/x.cu\"\n").size() == 1);
 }
 
 TEST_CASE("library detection in the linked runner, whatever the source looked like")
@@ -135,8 +137,13 @@ TEST_CASE("submission discovery: anywhere below, unique names, missing files")
     std::ofstream(dir / "part1" / "scan_brent_kung.cu") << "//";
     std::ofstream(dir / "part2" / "scan_brent_kung.cu") << "//";
     std::ofstream(dir / "notes.txt") << "scan_hierarchical.cu";
-    const auto files = find_submission(dir.string(), {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical"});
-    REQUIRE(files.size() == 3);
+    std::ofstream(dir / "elsewhere.txt") << "//";
+    fs::create_symlink(dir / "elsewhere.txt", dir / "part2" / "conv1d_tiled.cu");
+    const auto files = find_submission(dir.string(), {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical",
+                                                      "conv1d_tiled"});
+    REQUIRE(files.size() == 4);
+    CHECK(files[3].symlink);
+    CHECK_FALSE(files[0].symlink);
     CHECK(files[0].path == (dir / "part1" / "deep" / "scan_kogge_stone.cu").string());
     CHECK(files[0].duplicates.empty());
     CHECK(files[1].duplicates.size() == 2);

@@ -13,6 +13,7 @@ struct SubmissionFile {
     std::string exercise;
     std::string path;                  // empty: not submitted
     std::vector<std::string> duplicates;   // more than one file with the name: ambiguous
+    bool symlink = false;              // a link, possibly to a file outside the submission
 };
 
 // Looks for <exercise>.cu anywhere below `directory` for each exercise named.

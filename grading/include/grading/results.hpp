@@ -37,7 +37,7 @@ struct CaseResult {
     std::string data;
     std::uint64_t seed = 0;
     bool timed = false;
-    std::string status;             // pass | wrong | cuda_error | crashed | timeout | not_run
+    std::string status;             // pass | wrong | cuda_error | crashed | timeout | protocol_error | not_run
     double seconds = 0;
     std::string summary;
     std::vector<std::string> findings;

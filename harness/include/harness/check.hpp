@@ -17,7 +17,9 @@ namespace harness {
 // Expected output and, per element, the largest difference a correct summation order can make.
 struct Expected {
     std::vector<double> value;
-    std::vector<double> tolerance;   // 0 where every correct order is exact (integer data)
+    std::vector<double> tolerance;   // empty where every correct order is exact (integer data)
+
+    double tolerance_at(std::size_t i) const { return tolerance.empty() ? 0.0 : tolerance[i]; }
 };
 
 Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& inputs);

@@ -76,6 +76,14 @@ struct CommandResult {
 CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
                           std::size_t max_output = 64 * 1024, const std::string& working_dir = {});
 
+// Makes this process the reaper of its orphaned descendants (Linux PR_SET_CHILD_SUBREAPER): a
+// grandchild that leaves its process group with setsid() is re-parented here when its parent
+// dies, so kill_orphaned_children() can still end it.
+void become_subreaper();
+// SIGKILLs and reaps every child of this process that is not `except` (a Child still in use);
+// returns how many there were.
+int kill_orphaned_children(int except = -1);
+
 // Reads the last `max_bytes` of a file (empty if it does not exist).
 std::string read_file_tail(const std::string& path, std::size_t max_bytes);
 

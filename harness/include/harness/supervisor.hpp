@@ -1,9 +1,15 @@
 // Runs one exercise's runner under watch: each case gets a wall-clock limit, the exercise a total
 // budget. A case that hangs, crashes or raises a CUDA error is recorded, and the cases after it
 // continue in a fresh runner process, so one failure never costs the others.
+//
+// The runner's messages must follow the protocol exactly, per case: case_begin, case_output,
+// timing (speed cases only), case_end; a case counts as finished only when the next case_begin
+// or done confirms it. Anything else (garbage, a message out of turn, a second timing) is a
+// protocol_error for the case at hand: submitted code runs in the runner and can reach the channel.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -28,32 +34,37 @@ struct SupervisorLimits {
 // How one case ended, as far as the process is concerned. The verdict on the output is the
 // caller's (harness/check.hpp).
 struct CaseRun {
-    enum class Outcome { output, cuda_error, crashed, timeout, not_run };
+    enum class Outcome { output, cuda_error, crashed, timeout, protocol_error, not_run };
     int index = -1;
     Outcome outcome = Outcome::not_run;
     std::optional<Message> output;     // case_output
     std::optional<Message> timing;     // timing, for timed cases
     bool timing_timed_out = false;     // the output arrived, then the timing ran out of time
-    nlohmann::json error;              // cuda_error meta, or {"reason": ...}
-    double seconds = 0;                // case_begin to end, as the parent saw it
+    nlohmann::json error = nlohmann::json::object();   // cuda_error meta, or {"reason": ...}
+    double seconds = 0;                // case_begin to case_end, as the parent saw it
 };
 const char* outcome_name(CaseRun::Outcome outcome);
 
 struct ExerciseRun {
     nlohmann::json hello;              // from the first runner that said hello
     bool launcher_found = true;
-    std::string startup_failure;       // set when no runner could start (nothing was run)
+    std::string startup_failure;       // set when a runner could not start
     int processes = 0;                 // runners started
     double seconds = 0;
+};
+
+struct RunCase {
+    int index = 0;
+    std::int64_t elements = 0;         // for the size allowance of the case's time limit
+    bool timed = false;
 };
 
 struct RunRequest {
     std::string runner;                // executable
     std::string exercise;
-    std::vector<int> cases;            // indices, in order
-    std::vector<std::int64_t> case_elements;   // per entry of `cases`: its size, for the limit
-    std::vector<bool> case_timed;              // per entry of `cases`
+    std::vector<RunCase> cases;        // in order
     std::string log_prefix;            // runner output goes to <log_prefix>-<k>.log
+    std::string working_dir;           // the runner's working directory (empty: inherit)
 };
 
 // Runs the request; `on_case` is called once per requested case, in order, as soon as it is
