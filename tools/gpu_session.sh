@@ -14,7 +14,7 @@ cmake --workflow --preset demo > "$out/demo.log" 2>&1
 demo_rc=$?
 cp build/results.json "$out/results.json" 2>/dev/null
 demo_done=$(date +%s)
-ctest --test-dir build -j 6 -R "$tests_regex" --output-on-failure --timeout 900 > "$out/ctest.log" 2>&1
+ctest --test-dir build -j 6 -R "$tests_regex" -V --timeout 900 > "$out/ctest.log" 2>&1
 ctest_rc=$?
 tested=$(date +%s)
 echo "== GPU"; cat "$out/gpu.txt"
