@@ -32,10 +32,11 @@ void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, con
 void describe_sections(const ArrayComparison& cmp, std::int64_t section, const char* section_word,
                        Diagnosis& diagnosis);
 
-// True if every written, non-NaN wrong element equals `model(i)` within its tolerance; `model` is
-// called for every i in order, so it can keep running sums. False if there is no such element.
+// True if every written, non-NaN wrong element equals `model(i)` within its tolerance and there
+// are at least `min_matches` of them (one element can match a model by chance); `model` is called
+// for every i in order, so it can keep running sums.
 bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
-                        const std::function<double(std::size_t)>& model);
+                        const std::function<double(std::size_t)>& model, std::int64_t min_matches = 1);
 
 // Scan-specific hypotheses (exclusive scan, missing block offsets, wrong section size, ...).
 void diagnose_scan(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,

@@ -85,7 +85,7 @@ void check_zone_pair(const std::uint8_t* front_zone, const std::uint8_t* back_zo
 }  // namespace
 
 bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
-                        const std::function<double(std::size_t)>& model)
+                        const std::function<double(std::size_t)>& model, std::int64_t min_matches)
 {
     std::int64_t matched = 0;
     for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
@@ -94,7 +94,7 @@ bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
         if (!(std::fabs(cmp.actual[i] - predicted) <= expected.tolerance_at(i))) return false;
         ++matched;
     }
-    return matched > 0;
+    return matched >= std::max<std::int64_t>(min_matches, 1);
 }
 
 ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expected& expected)

@@ -70,7 +70,7 @@ void diagnose_scan(const Exercise& exercise, const Case& c, const CaseInputs& in
     }
     // Whole-array scan whose sections never get the sums of the sections before them.
     if (exercise.family == Family::full_scan &&
-        bad_elements_match(cmp, expected, sectioned_scan(in, exercise.section))) {
+        bad_elements_match(cmp, expected, sectioned_scan(in, exercise.section), 2)) {
         d.findings.push_back("each " + std::to_string(exercise.section) +
                              "-element section holds the scan of its own elements only: the sums of all earlier "
                              "sections are never added (the add-back of the scanned block sums is missing or does "
@@ -78,11 +78,12 @@ void diagnose_scan(const Exercise& exercise, const Case& c, const CaseInputs& in
         d.detail["pattern"] = "missing_block_offsets";
         return;
     }
-    // Sections of the wrong size.
-    for (std::int64_t size : {256, 512, 1024, 2048, 4096}) {
+    // Sections of the wrong size, the nearest to the right size first (a few wrong elements can fit
+    // several smaller sizes at once).
+    for (std::int64_t size : {4096, 2048, 1024, 512, 256}) {
         if (size == exercise.section) continue;   // its own size: correct, or missing offsets above
         if (size >= c.n) continue;
-        if (bad_elements_match(cmp, expected, sectioned_scan(in, size))) {
+        if (bad_elements_match(cmp, expected, sectioned_scan(in, size), 2)) {
             d.findings.push_back("the output matches independent scans of " + std::to_string(size) +
                                  "-element sections, but " +
                                  (own_section ? "this exercise's sections have " + std::to_string(own_section) +

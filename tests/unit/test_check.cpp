@@ -165,6 +165,18 @@ TEST_CASE("a wrong offset added to whole sections")
     CHECK(mentions(d, "(only section 3)"));
 }
 
+TEST_CASE("one wrong element is no pattern: no offset or section size is claimed for it")
+{
+    ScanFixture f("scan_hierarchical", 5 * 2048);
+    f.out.values[3 * 2048 + 5] += 17;
+    const Diagnosis d = f.check();
+    CHECK_FALSE(d.correct);
+    CHECK_FALSE(d.detail.contains("pattern"));
+    ScanFixture k("scan_kogge_stone", 4096);
+    k.out.values[1500] += 3;
+    CHECK_FALSE(k.check().detail.contains("pattern"));   // section scans add no offsets at all
+}
+
 TEST_CASE("an unwritten tail and a fully unwritten output")
 {
     ScanFixture f("scan_kogge_stone", 2500);
