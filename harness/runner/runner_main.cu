@@ -95,9 +95,14 @@ void append_guards(const GuardedBuffer& buffer, std::vector<std::uint8_t>& blob)
     buffer.download_range(guard + buffer.data_bytes(), guard, blob.data() + at + guard);
 }
 
-// Sends the output with its guards, the input's guards and scratch's guards, and the input's
-// checksum after the run (the parent compares it with its own).
-void send_output(ChannelWriter& channel, const Case& c, const CaseInputs& inputs, const CaseBuffers& buffers)
+struct Capture {
+    nlohmann::json meta;
+    std::vector<std::uint8_t> blob;
+};
+
+// The output with its guards, the input's guards and scratch's guards, and the input's checksum
+// after the run (the parent compares it with its own).
+Capture capture_output(const Case& c, const CaseInputs& inputs, const CaseBuffers& buffers)
 {
     std::vector<std::uint8_t> blob(buffers.out->total_bytes());
     buffers.out->download_all(blob.data());
@@ -132,7 +137,20 @@ void send_output(ChannelWriter& channel, const Case& c, const CaseInputs& inputs
         {"input_first_changed", first_changed},
         {"input_changed_elements", changed},
     };
-    channel.send(MessageType::case_output, meta, blob.data(), blob.size());
+    return {meta, std::move(blob)};
+}
+
+// Runs the launcher once more on the same input, from a poisoned output, and returns the
+// checksum of what it wrote: a wrong output that changes between runs points to a race.
+std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffers)
+{
+    buffers.out->fill(element_type(exercise.family) == ElementType::f64 ? unwritten_f64 : unwritten_f32);
+    call_launcher(exercise.name, buffers.args);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned char> again(buffers.out->data_bytes());
+    buffers.out->download_range(buffers.out->guard_bytes(), again.size(), again.data());
+    return checksum64(again.data(), again.size());
 }
 
 // Median-ready samples: each repetition flushes the L2 (writes a buffer twice its size), then
@@ -224,7 +242,10 @@ int run(ChannelWriter& channel, const Options& options)
             CUDA_CHECK(cudaGetLastError());
             CUDA_CHECK(cudaDeviceSynchronize());
             phase = "readback";
-            send_output(channel, c, inputs, buffers);
+            Capture capture = capture_output(c, inputs, buffers);
+            phase = "repeat";
+            capture.meta["repeat_checksum"] = repeat_checksum(*exercise, buffers);
+            channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
             if (c.timed) {
                 phase = "timing";
                 time_case(channel, *exercise, c, buffers, options, props.l2CacheSize);

@@ -199,6 +199,7 @@ RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>
     raw.input_checksum = meta.at("input_checksum").get<std::uint64_t>();
     raw.input_first_changed = meta.value("input_first_changed", std::int64_t{-1});
     raw.input_changed_elements = meta.value("input_changed_elements", std::int64_t{0});
+    if (meta.contains("repeat_checksum")) raw.repeat_checksum = meta.at("repeat_checksum").get<std::uint64_t>();
     return raw;
 }
 
@@ -303,6 +304,16 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
         case Family::conv1d:
         case Family::conv2d: detail::diagnose_conv(exercise, c, inputs, expected, cmp, d); break;
         }
+    }
+    if (cmp.bad > 0 && raw.repeat_checksum) {
+        const std::size_t bytes = n_out * element_bytes(type);
+        const std::uint8_t* data = raw.out_with_guards.data() + static_cast<std::size_t>(guard_elements) * element_bytes(type);
+        const bool changed = checksum64(data, bytes) != *raw.repeat_checksum;
+        d.detail["changes_between_runs"] = changed;
+        if (changed)
+            d.findings.push_back("a second run on the same input gave a different output: a race (a missing "
+                                 "__syncthreads() or __syncwarp(), or blocks that wait for each other's results in one "
+                                 "launch)");
     }
     const std::size_t findings_before_guards = d.findings.size();
     detail::check_guards(raw, type, c.n, inputs, d);

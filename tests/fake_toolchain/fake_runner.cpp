@@ -8,7 +8,8 @@
 // fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream
 // (correct, but its timing says work escaped the events) | too_fast | cached_timing |
 // forged_timing (sends a second timing message, as submitted code writing to the channel would) |
-// garbage_meta | escape (forks a grandchild that calls setsid and sleeps forever)
+// garbage_meta | escape (forks a grandchild that calls setsid and sleeps forever) | racy (wrong,
+// and a second run gives another output)
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -51,7 +52,7 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
             append(blob, unwritten_f32, 1);
         } else {
             double v = expected.value[i];
-            if (behaviour == "exclusive_scan") v -= inputs.in_f32[i];
+            if (behaviour == "exclusive_scan" || behaviour == "racy") v -= inputs.in_f32[i];
             append(blob, static_cast<float>(v), 1);
         }
     }
@@ -73,7 +74,8 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
                                 {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
                   {"input_checksum", checksum64(inputs.input_data(), inputs.input_bytes())},
                   {"input_first_changed", -1},
-                  {"input_changed_elements", 0}},
+                  {"input_changed_elements", 0},
+                  {"repeat_checksum", behaviour == "racy" ? out_checksum ^ 1 : out_checksum}},
                  blob.data(), blob.size());
     return out_checksum;
 }

@@ -177,6 +177,21 @@ TEST_CASE("one wrong element is no pattern: no offset or section size is claimed
     CHECK_FALSE(k.check().detail.contains("pattern"));   // section scans add no offsets at all
 }
 
+TEST_CASE("a wrong output that changes between two runs is called a race; a stable one is not")
+{
+    ScanFixture f("scan_kogge_stone", 3000);
+    f.out.values[2500] += 1;
+    RawOutput raw = f.raw();
+    raw.repeat_checksum = 12345;
+    Diagnosis d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
+    CHECK(mentions(d, "a second run on the same input gave a different output: a race"));
+    const std::size_t g = guard_elements * 4;
+    raw.repeat_checksum = checksum64(raw.out_with_guards.data() + g, 3000 * 4);
+    d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
+    CHECK_FALSE(mentions(d, "race"));
+    CHECK(d.detail["changes_between_runs"] == false);
+}
+
 TEST_CASE("an unwritten tail and a fully unwritten output")
 {
     ScanFixture f("scan_kogge_stone", 2500);

@@ -175,6 +175,15 @@ TEST_CASE("messages written into the grader's channel are a protocol error, neve
     CHECK(count_status(g, "pass") == static_cast<int>(g.at("cases").size()) - 1);
 }
 
+TEST_CASE("a wrong output that differs between two runs is reported as a race")
+{
+    const GradeRun run = grade_fake("racy", {{"scan_kogge_stone", "// FAKE_RUNNER: racy"}},
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=4096/int"});
+    const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
+    CHECK(c.at("status") == "wrong");
+    CHECK(c.at("detail").at("changes_between_runs") == true);
+}
+
 TEST_CASE("a process that escapes the runner's process group is killed all the same")
 {
     const GradeRun run = grade_fake("escape", {{"scan_kogge_stone", "// FAKE_RUNNER: escape"}},

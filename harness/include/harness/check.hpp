@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct RawOutput {
     std::uint64_t input_checksum = 0;
     std::int64_t input_first_changed = -1;
     std::int64_t input_changed_elements = 0;
+    std::optional<std::uint64_t> repeat_checksum;   // the output of a second run on the same input
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.
 RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob);
