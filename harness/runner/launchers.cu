@@ -3,20 +3,13 @@
 // has another mangled name, so it is "not found" rather than called with the wrong arguments.
 #include "launchers.hpp"
 
+#include "harness/launcher_signatures.hpp"
+
 #include <stdexcept>
 
-#define WEAK __attribute__((weak))
-void scan_kogge_stone(const float* in, float* out, int n) WEAK;
-void scan_brent_kung(const float* in, float* out, int n) WEAK;
-void scan_hierarchical(const float* in, float* out, int n, float* scratch) WEAK;
-void reduce_interleaved_divergent(const double* in, double* out, int n, double* scratch) WEAK;
-void reduce_interleaved_bank_conflicts(const double* in, double* out, int n, double* scratch) WEAK;
-void reduce_sequential_addressing(const double* in, double* out, int n, double* scratch) WEAK;
-void reduce_first_add_during_load(const double* in, double* out, int n, double* scratch) WEAK;
-void reduce_unroll_last_warp(const double* in, double* out, int n, double* scratch) WEAK;
-void conv1d_tiled(const float* in, const float* mask, float* out, int n, int mask_width) WEAK;
-void conv2d_tiled(const float* in, const float* mask, float* out, int height, int width, int mask_width) WEAK;
-#undef WEAK
+#define EXERCISE(NAME, FAMILY, SECTION, SUMMARY) LAUNCHER_SIGNATURE_##FAMILY(NAME) __attribute__((weak));
+#include "harness/exercises.def"
+#undef EXERCISE
 
 namespace harness::runner {
 namespace {
@@ -27,22 +20,11 @@ struct Entry {
     void (*call)(const LauncherArgs&);
 };
 
-#define ARGS_F32 static_cast<const float*>(a.in), static_cast<float*>(a.out)
-#define ARGS_F64 static_cast<const double*>(a.in), static_cast<double*>(a.out)
-#define ENTRY(NAME, CALL) {#NAME, [] { return &NAME != nullptr; }, [](const LauncherArgs& a) { NAME CALL; }}
-
 const Entry entries[] = {
-    ENTRY(scan_kogge_stone, (ARGS_F32, a.n)),
-    ENTRY(scan_brent_kung, (ARGS_F32, a.n)),
-    ENTRY(scan_hierarchical, (ARGS_F32, a.n, static_cast<float*>(a.scratch))),
-    ENTRY(reduce_interleaved_divergent, (ARGS_F64, a.n, static_cast<double*>(a.scratch))),
-    ENTRY(reduce_interleaved_bank_conflicts, (ARGS_F64, a.n, static_cast<double*>(a.scratch))),
-    ENTRY(reduce_sequential_addressing, (ARGS_F64, a.n, static_cast<double*>(a.scratch))),
-    ENTRY(reduce_first_add_during_load, (ARGS_F64, a.n, static_cast<double*>(a.scratch))),
-    ENTRY(reduce_unroll_last_warp, (ARGS_F64, a.n, static_cast<double*>(a.scratch))),
-    ENTRY(conv1d_tiled, (static_cast<const float*>(a.in), a.mask, static_cast<float*>(a.out), a.n, a.mask_width)),
-    ENTRY(conv2d_tiled, (static_cast<const float*>(a.in), a.mask, static_cast<float*>(a.out), a.height, a.width,
-                         a.mask_width)),
+#define EXERCISE(NAME, FAMILY, SECTION, SUMMARY) \
+    {#NAME, [] { return &NAME != nullptr; }, [](const LauncherArgs& a) { LAUNCHER_CALL_##FAMILY(NAME, a); }},
+#include "harness/exercises.def"
+#undef EXERCISE
 };
 
 const Entry* find_entry(const std::string& exercise)

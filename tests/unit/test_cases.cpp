@@ -33,6 +33,20 @@ TEST_CASE("every exercise of the contract is registered once, with its launcher 
     CHECK(find_exercise("scan_nonexistent") == nullptr);
 }
 
+TEST_CASE("launcher signatures are exactly CONTRACT.md's")
+{
+    // The text students see is produced from the same macro that declares the launcher in the runner.
+    CHECK(find_exercise("scan_kogge_stone")->signature == "void scan_kogge_stone(const float* in, float* out, int n)");
+    CHECK(find_exercise("scan_hierarchical")->signature ==
+          "void scan_hierarchical(const float* in, float* out, int n, float* scratch)");
+    CHECK(find_exercise("reduce_unroll_last_warp")->signature ==
+          "void reduce_unroll_last_warp(const double* in, double* out, int n, double* scratch)");
+    CHECK(find_exercise("conv1d_tiled")->signature ==
+          "void conv1d_tiled(const float* in, const float* mask, float* out, int n, int mask_width)");
+    CHECK(find_exercise("conv2d_tiled")->signature ==
+          "void conv2d_tiled(const float* in, const float* mask, float* out, int height, int width, int mask_width)");
+}
+
 TEST_CASE("scan cases cover the edge sizes, one timed case, and the large size for the whole-array scan")
 {
     for (const char* name : {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical"}) {

@@ -1,5 +1,6 @@
-// The exercises of CONTRACT.md. Adding an exercise is one row in harness/src/exercise.cpp, one line
-// in harness/runner/launchers.cu, its folder under exercises/ and its reference under reference/.
+// The exercises of CONTRACT.md, listed once in harness/exercises.def (which also declares each
+// launcher for the runner). Adding an exercise of an existing family is one line there, its folder
+// under exercises/ and its reference under reference/.
 #pragma once
 
 #include <string>
