@@ -47,7 +47,7 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
     const int width = static_cast<int>(std::to_string(total).size());
     line << "  [" << std::setw(width) << position << "/" << total << "] " << std::left << std::setw(22) << r.label
          << std::setw(11) << r.status << std::right << std::fixed << std::setprecision(2) << std::setw(7) << r.seconds
-         << " s";
+         << " s + check " << std::setw(5) << r.check_seconds << " s";
     if (r.timing && r.timing->student_ms > 0) {
         line << std::setprecision(3) << "   " << r.timing->student_ms << " ms";
         if (r.timing->reference_ms > 0)
@@ -145,6 +145,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                [&](const harness::Case& k) { return k.index == case_run.index; });
         CaseResult r = describe_case(exercise, c, options.submission);
+        const auto check_started = std::chrono::steady_clock::now();
         try {
             judge(exercise, c, case_run, reference_samples, r);
         } catch (const std::exception& e) {   // data the runner never sends: forged or corrupted
@@ -153,6 +154,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
             r.findings = {"submitted code must not write to the grader's file descriptors"};
             r.timing.reset();
         }
+        r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_started).count();
         progress << progress_line(r, ++position, cases.size()) << "\n" << std::flush;
         result.cases.push_back(std::move(r));
     });

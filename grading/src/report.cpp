@@ -27,7 +27,8 @@ nlohmann::json case_json(const CaseResult& c)
 {
     nlohmann::json j = {{"index", c.index},       {"label", c.label},       {"n", c.n},
                         {"data", c.data},         {"seed", c.seed},         {"timed", c.timed},
-                        {"status", c.status},     {"seconds", c.seconds},   {"summary", c.summary},
+                        {"status", c.status},     {"seconds", c.seconds},   {"check_seconds", c.check_seconds},
+                        {"summary", c.summary},
                         {"findings", c.findings}, {"detail", c.detail},     {"reproduce", c.reproduce}};
     if (c.height > 0) j["height"] = c.height, j["width"] = c.width;
     if (c.mask_width > 0) j["mask_width"] = c.mask_width;

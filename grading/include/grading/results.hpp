@@ -38,7 +38,8 @@ struct CaseResult {
     std::uint64_t seed = 0;
     bool timed = false;
     std::string status;             // pass | wrong | cuda_error | crashed | timeout | protocol_error | not_run
-    double seconds = 0;
+    double seconds = 0;             // waited on the runner: case_begin to case_end, as the grader saw it
+    double check_seconds = 0;       // spent in the grader: inputs and golden results again, the check
     std::string summary;
     std::vector<std::string> findings;
     nlohmann::json detail = nlohmann::json::object();
