@@ -85,8 +85,9 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
     return request;
 }
 
-// The reference's timings of an exercise's speed cases, on this GPU, before any submitted code
-// has run (nothing a submission leaves behind can slow the reference down).
+// The reference's timings of an exercise's speed cases, on this GPU, right before the submission's
+// own run of the exercise: the closer in time the two are, the less drift between them. (What an
+// earlier submission's runner left behind is killed when that runner ends.)
 std::map<int, TimingSamples> time_reference(const GradeOptions& options, const harness::Exercise& exercise)
 {
     std::map<int, TimingSamples> samples;
@@ -221,19 +222,13 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
 
     // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
     harness::become_subreaper();
-    std::map<std::string, std::map<int, TimingSamples>> reference_timings;
-    if (!options.reference_runner.empty()) {
-        progress << "timing the reference solutions ...\n" << std::flush;
-        for (std::size_t k = 0; k < files.size(); ++k)
-            if (build_of[k] >= 0 && builds[static_cast<std::size_t>(build_of[k])].ok)
-                reference_timings[files[k].exercise] = time_reference(options, *harness::find_exercise(files[k].exercise));
-    }
     for (std::size_t k = 0; k < files.size(); ++k) {
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
-            report.exercises.push_back(grade_exercise(options, *exercise, files[k], build,
-                                                      reference_timings[exercise->name], report, progress));
+            const auto reference = build != nullptr && build->ok ? time_reference(options, *exercise)
+                                                                 : std::map<int, TimingSamples>{};
+            report.exercises.push_back(grade_exercise(options, *exercise, files[k], build, reference, report, progress));
         } catch (const std::exception& e) {   // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
