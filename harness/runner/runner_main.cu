@@ -54,8 +54,6 @@ Options parse(int argc, char** argv)
     return options;
 }
 
-bool needs_scratch(Family family) { return family == Family::full_scan || family == Family::reduction; }
-
 // One case's device buffers, poisoned and filled.
 struct CaseBuffers {
     std::unique_ptr<GuardedBuffer> in, out, scratch;
@@ -71,7 +69,7 @@ CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& i
     buffers.in->upload(inputs.input_data(), f64 ? input_guard_f64 : input_guard_f32);
     buffers.out = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.output_elements(exercise.family)), element);
     buffers.out->fill(f64 ? unwritten_f64 : unwritten_f32);
-    if (needs_scratch(exercise.family)) {
+    if (uses_scratch(exercise.family)) {
         buffers.scratch = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.n + scratch_extra), element);
         buffers.scratch->fill(f64 ? scratch_f64 : scratch_f32);
     }

@@ -100,8 +100,7 @@ bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
 ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expected& expected)
 {
     ArrayComparison cmp;
-    const std::size_t element = element_bytes(type);
-    const std::uint8_t* data = raw.out_with_guards.data() + static_cast<std::size_t>(guard_elements) * element;
+    const std::uint8_t* data = raw.output(type);
     if (type == ElementType::f64)
         compare_typed<std::uint64_t, double>(data, unwritten_f64, input_guard_f64, expected, cmp);
     else
@@ -276,9 +275,8 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
     const ElementType type = element_type(exercise.family);
     const std::size_t n_out = expected.value.size();
     const std::size_t guards = 2 * guard_elements * element_bytes(type);
-    const bool has_scratch = exercise.family == Family::full_scan || exercise.family == Family::reduction;
     if (raw.out_with_guards.size() != n_out * element_bytes(type) + guards || raw.in_guards.size() != guards ||
-        raw.scratch_guards.size() != (has_scratch ? guards : 0))
+        raw.scratch_guards.size() != (uses_scratch(exercise.family) ? guards : 0))
         throw std::runtime_error("case output: the runner sent buffers of the wrong size");
 
     Diagnosis d;
@@ -306,9 +304,7 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
         }
     }
     if (cmp.bad > 0 && raw.repeat_checksum) {
-        const std::size_t bytes = n_out * element_bytes(type);
-        const std::uint8_t* data = raw.out_with_guards.data() + static_cast<std::size_t>(guard_elements) * element_bytes(type);
-        const bool changed = checksum64(data, bytes) != *raw.repeat_checksum;
+        const bool changed = raw.output_checksum(type) != *raw.repeat_checksum;
         d.detail["changes_between_runs"] = changed;
         if (changed)
             d.findings.push_back("a second run on the same input gave a different output: a race (a missing "

@@ -38,6 +38,8 @@ ElementType element_type(Family family)
     return family == Family::reduction ? ElementType::f64 : ElementType::f32;
 }
 
+bool uses_scratch(Family family) { return family == Family::full_scan || family == Family::reduction; }
+
 std::size_t element_bytes(ElementType type) { return type == ElementType::f64 ? 8 : 4; }
 
 }  // namespace harness

@@ -14,9 +14,9 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 // cases still pending.
 class Conversation {
 public:
-    Conversation(const RunRequest& request, const SupervisorLimits& limits, Clock::time_point budget_end,
-                 std::deque<RunCase>& pending, ExerciseRun& run, const std::function<void(CaseRun&&)>& on_case)
-        : request_(request), limits_(limits), budget_end_(budget_end), pending_(pending), run_(run), on_case_(on_case)
+    Conversation(const SupervisorLimits& limits, Clock::time_point budget_end, std::deque<RunCase>& pending,
+                 ExerciseRun& run, const std::function<void(CaseRun&&)>& on_case)
+        : limits_(limits), budget_end_(budget_end), pending_(pending), run_(run), on_case_(on_case)
     {
     }
 
@@ -197,7 +197,6 @@ private:
         }
     }
 
-    const RunRequest& request_;
     const SupervisorLimits& limits_;
     Clock::time_point budget_end_;
     std::deque<RunCase>& pending_;
@@ -219,19 +218,6 @@ std::string join_indices(const std::deque<RunCase>& cases)
 }
 
 }  // namespace
-
-const char* outcome_name(CaseRun::Outcome outcome)
-{
-    switch (outcome) {
-    case CaseRun::Outcome::output: return "output";
-    case CaseRun::Outcome::cuda_error: return "cuda_error";
-    case CaseRun::Outcome::crashed: return "crashed";
-    case CaseRun::Outcome::timeout: return "timeout";
-    case CaseRun::Outcome::protocol_error: return "protocol_error";
-    case CaseRun::Outcome::not_run: return "not_run";
-    }
-    return "?";
-}
 
 ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limits,
                          const std::function<void(CaseRun&&)>& on_case)
@@ -257,7 +243,7 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
         spawn.working_dir = request.working_dir;
         spawn.create_channel = true;
         Child child = Child::spawn(spawn);
-        Conversation(request, limits, budget_end, pending, run, on_case).run(child);
+        Conversation(limits, budget_end, pending, run, on_case).run(child);
         child.kill_and_reap();
         kill_orphaned_children();   // anything it left behind outside its process group
     }

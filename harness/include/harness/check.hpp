@@ -12,6 +12,7 @@
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/poison.hpp"
 
 namespace harness {
 
@@ -44,6 +45,16 @@ struct RawOutput {
     std::int64_t input_first_changed = -1;
     std::int64_t input_changed_elements = 0;
     std::optional<std::uint64_t> repeat_checksum;   // the output of a second run on the same input
+
+    // The output itself, without its guard zones (check_case has verified the sizes).
+    const std::uint8_t* output(ElementType type) const
+    {
+        return out_with_guards.data() + static_cast<std::size_t>(guard_elements) * element_bytes(type);
+    }
+    std::uint64_t output_checksum(ElementType type) const
+    {
+        return checksum64(output(type), out_with_guards.size() - 2 * static_cast<std::size_t>(guard_elements) * element_bytes(type));
+    }
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.
 RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob);

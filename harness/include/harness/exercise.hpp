@@ -33,6 +33,7 @@ const Exercise* find_exercise(const std::string& name);   // nullptr when unknow
 
 const char* family_name(Family family);
 ElementType element_type(Family family);                  // f64 for reductions, else f32
+bool uses_scratch(Family family);                         // the launcher takes a scratch buffer
 std::size_t element_bytes(ElementType type);
 
 }  // namespace harness

@@ -43,7 +43,6 @@ struct CaseRun {
     nlohmann::json error = nlohmann::json::object();   // cuda_error meta, or {"reason": ...}
     double seconds = 0;                // case_begin to case_end, as the parent saw it
 };
-const char* outcome_name(CaseRun::Outcome outcome);
 
 struct ExerciseRun {
     nlohmann::json hello;              // from the first runner that said hello
