@@ -1,10 +1,11 @@
 // Child processes: spawn in a fresh process group, wait with a deadline, kill the whole group.
 //
 // Between fork() and exec() the child only makes async-signal-safe system calls: everything it
-// needs (argv, environment, paths) is prepared before fork, so spawning from a multithreaded
-// grader is safe.
+// needs (argv, environment, paths, limits) is prepared before fork, so spawning from a
+// multithreaded grader is safe.
 #include "harness/process.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -32,10 +33,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kChannelVariable = "GRADER_CHANNEL_FD";
+// The lowest descriptor number that is not one of the child's fixed ones (0-2, child_command_fd,
+// child_channel_fd).
+constexpr int first_free_fd = std::max(child_command_fd, child_channel_fd) + 1;
 
 // What the child reports through the error pipe when it cannot reach exec().
-enum class SpawnStage : int { stdin_redirect, output_open, chdir, exec };
+enum class SpawnStage : int { stdin_redirect, output_open, chdir, setup, descriptors, limits, drop_privileges, exec };
 struct SpawnFailure {
     SpawnStage stage;
     int error;
@@ -51,11 +54,11 @@ void close_quietly(int fd) {
     if (fd >= 0) ::close(fd);
 }
 
-// Moves `fd` to a number >= 3 (keeping CLOEXEC), so redirecting stdio in the child cannot
-// overwrite it. Only matters when the grader itself runs with a standard stream closed.
-int above_stdio(int fd) {
-    if (fd > 2) return fd;
-    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+// Moves `fd` to first_free_fd or above, keeping CLOEXEC, so setting up the child's fixed
+// descriptors cannot overwrite it.
+int above_fixed_fds(int fd) {
+    if (fd >= first_free_fd) return fd;
+    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, first_free_fd);
     int saved = errno;
     ::close(fd);
     if (moved < 0) {
@@ -65,12 +68,13 @@ int above_stdio(int fd) {
     return moved;
 }
 
-// A pipe whose ends are close-on-exec and clear of fds 0-2. ends[0] reads, ends[1] writes.
+// A pipe whose ends are close-on-exec and clear of the child's fixed descriptors.
+// ends[0] reads, ends[1] writes.
 void make_pipe(int ends[2]) {
     if (::pipe2(ends, O_CLOEXEC) != 0) throw_errno("pipe2");
     try {
-        ends[0] = above_stdio(ends[0]);
-        ends[1] = above_stdio(ends[1]);
+        ends[0] = above_fixed_fds(ends[0]);
+        ends[1] = above_fixed_fds(ends[1]);
     } catch (...) {
         close_quietly(ends[0]);
         close_quietly(ends[1]);
@@ -80,22 +84,20 @@ void make_pipe(int ends[2]) {
 
 std::string variable_name(const std::string& entry) { return entry.substr(0, entry.find('=')); }
 
-// The child's environment: ours, minus any stale channel variable and the names that
-// `extra_env` overrides, plus `extra_env`, plus the channel variable when there is a channel.
-std::vector<std::string> child_environment(const SpawnOptions& options, int channel_write_fd) {
-    std::vector<std::string> overridden{kChannelVariable};
-    for (const auto& entry : options.extra_env) overridden.push_back(variable_name(entry));
-
+// The child's environment: `extra_env` alone with clear_env, else ours minus the names that
+// `extra_env` overrides, plus `extra_env`.
+std::vector<std::string> child_environment(const SpawnOptions& options) {
     std::vector<std::string> env;
-    for (char** entry = environ; entry && *entry; ++entry) {
-        std::string text = *entry;
-        bool replaced = false;
-        for (const auto& name : overridden) replaced = replaced || variable_name(text) == name;
-        if (!replaced) env.push_back(std::move(text));
+    if (!options.clear_env) {
+        std::vector<std::string> overridden;
+        for (const auto& entry : options.extra_env) overridden.push_back(variable_name(entry));
+        for (char** entry = environ; entry && *entry; ++entry) {
+            std::string text = *entry;
+            if (std::find(overridden.begin(), overridden.end(), variable_name(text)) == overridden.end())
+                env.push_back(std::move(text));
+        }
     }
     env.insert(env.end(), options.extra_env.begin(), options.extra_env.end());
-    if (channel_write_fd >= 0)
-        env.push_back(std::string(kChannelVariable) + "=" + std::to_string(channel_write_fd));
     return env;
 }
 
@@ -106,17 +108,48 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     return pointers;
 }
 
-[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage) {
-    SpawnFailure failure{stage, errno};
+[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage, int error) {
+    SpawnFailure failure{stage, error};
     ssize_t ignored = ::write(error_pipe, &failure, sizeof failure);
     (void)ignored;
     ::_exit(127);
 }
+[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage) { report_and_exit(error_pipe, stage, errno); }
+
+// Everything the child needs between fork and exec, prepared by the parent.
+struct ChildPlan {
+    char* const* argv = nullptr;
+    char* const* envp = nullptr;
+    const char* output_path = nullptr;
+    const char* working_dir = nullptr;       // nullptr: inherit
+    int command_read = -1, channel_write = -1;   // the child's pipe ends (-1 without a channel)
+    int error_pipe = -1;
+    int max_fd = 0;                          // where closing by hand stops, without close_range
+    struct { int resource; rlim_t value; } limits[6] = {};
+    int limit_count = 0;
+    bool drop_privileges = false;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    const std::function<int()>* setup = nullptr;
+};
+
+// above_fixed_fds for the child (async-signal-safe; -1 stays -1), for what it opens itself.
+int above_fixed_fds_in_child(int fd) {
+    return fd < 0 || fd >= first_free_fd ? fd : ::fcntl(fd, F_DUPFD_CLOEXEC, first_free_fd);
+}
+
+// Closes every descriptor in [first, last] (best effort).
+void close_fds(int first, int last, int max_fd) {
+    if (first > last) return;
+#ifdef SYS_close_range
+    if (::syscall(SYS_close_range, static_cast<unsigned>(first), static_cast<unsigned>(last), 0u) == 0) return;
+#endif
+    for (int fd = first; fd <= std::min(last, max_fd); ++fd) ::close(fd);
+}
 
 // Runs in the forked child: async-signal-safe calls only, and it never returns.
-[[noreturn]] void exec_child(char* const* argv, char* const* envp, const char* output_path,
-                             const char* working_dir, int channel_write_fd, int error_pipe,
-                             rlim_t max_file_bytes) {
+[[noreturn]] void exec_child(const ChildPlan& plan) {
+    const int error_pipe = plan.error_pipe;
     ::setpgid(0, 0);
 
     // Start the program with a clean signal state: the grader may block or ignore signals
@@ -126,29 +159,60 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     ::sigprocmask(SIG_SETMASK, &nothing, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
 
-    // A crashing student program should not spend time writing a core file.
+    int input = above_fixed_fds_in_child(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (input < 0) report_and_exit(error_pipe, SpawnStage::stdin_redirect);
+    // Opened as the grader (before any privilege drop) and before chdir, so a relative path is
+    // relative to the grader's directory. Never through a link a child may have planted.
+    int output = above_fixed_fds_in_child(
+        ::open(plan.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (output < 0) report_and_exit(error_pipe, SpawnStage::output_open);
+
+    if (plan.working_dir && ::chdir(plan.working_dir) != 0) report_and_exit(error_pipe, SpawnStage::chdir);
+
+    if (plan.setup && *plan.setup) {
+        int error = (*plan.setup)();
+        if (error != 0) report_and_exit(error_pipe, SpawnStage::setup, error);
+    }
+
+    // The child's descriptors: 0 reads /dev/null, 1 and 2 write the output file, and with a
+    // channel 3 reads commands and 4 writes messages. The pipe ends are all above 4 (make_pipe),
+    // so no dup2 here overwrites another's source. dup2 clears CLOEXEC on the copies.
+    if (::dup2(input, 0) < 0 || ::dup2(output, 1) < 0 || ::dup2(output, 2) < 0)
+        report_and_exit(error_pipe, SpawnStage::descriptors);
+    int first_closed = 3;
+    if (plan.command_read >= 0) {
+        if (::dup2(plan.command_read, child_command_fd) < 0 || ::dup2(plan.channel_write, child_channel_fd) < 0)
+            report_and_exit(error_pipe, SpawnStage::descriptors);
+        first_closed = first_free_fd;
+    }
+    // Nothing else the grader has open reaches the program: every other descriptor is closed
+    // now (the error pipe is close-on-exec and reports an exec failure).
+    close_fds(first_closed, error_pipe - 1, plan.max_fd);
+    close_fds(error_pipe + 1, ~0u >> 1, plan.max_fd);
+
+    // A crashing program should not spend time writing a core file; then the plan's limits.
     struct rlimit no_core = {0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
-    // Nor fill the disk: a program that prints without end gets SIGXFSZ at this size.
-    struct rlimit file_size = {max_file_bytes, max_file_bytes};
-    ::setrlimit(RLIMIT_FSIZE, &file_size);
+    for (int k = 0; k < plan.limit_count; ++k) {
+        struct rlimit current{};
+        rlim_t value = plan.limits[k].value;
+        // Never above the hard limit we have (raising it needs privileges we may lack).
+        if (::getrlimit(plan.limits[k].resource, &current) == 0 && current.rlim_max != RLIM_INFINITY)
+            value = std::min(value, current.rlim_max);
+        struct rlimit limit = {value, value};
+        if (::setrlimit(plan.limits[k].resource, &limit) != 0) report_and_exit(error_pipe, SpawnStage::limits);
+    }
 
-    int input = ::open("/dev/null", O_RDONLY);
-    if (input < 0 || ::dup2(input, 0) < 0) report_and_exit(error_pipe, SpawnStage::stdin_redirect);
-    if (input > 2) ::close(input);
+    // Last, as root: no supplementary groups, then the gid, then the uid (all three ids each).
+    // Raw system calls: the glibc wrappers synchronise threads, which a forked child has not.
+    if (plan.drop_privileges) {
+        if (::syscall(SYS_setgroups, 0, nullptr) != 0 ||
+            ::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
+            ::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0)
+            report_and_exit(error_pipe, SpawnStage::drop_privileges);
+    }
 
-    // Opened before chdir, so a relative output path is relative to the grader's directory.
-    int output = ::open(output_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (output < 0 || ::dup2(output, 1) < 0 || ::dup2(output, 2) < 0)
-        report_and_exit(error_pipe, SpawnStage::output_open);
-    if (output > 2) ::close(output);
-
-    // The channel's write end is the one pipe end that must survive exec.
-    if (channel_write_fd >= 0) ::fcntl(channel_write_fd, F_SETFD, 0);
-
-    if (working_dir && ::chdir(working_dir) != 0) report_and_exit(error_pipe, SpawnStage::chdir);
-
-    ::execvpe(argv[0], argv, envp);
+    ::execvpe(plan.argv[0], plan.argv, plan.envp);
     report_and_exit(error_pipe, SpawnStage::exec);
 }
 
@@ -158,16 +222,28 @@ std::string failure_text(const SpawnFailure& failure, const SpawnOptions& option
         case SpawnStage::stdin_redirect: what = "cannot open /dev/null"; break;
         case SpawnStage::output_open: what = "cannot open output file '" + options.output_file + "'"; break;
         case SpawnStage::chdir: what = "cannot change directory to '" + options.working_dir + "'"; break;
+        case SpawnStage::setup: what = "cannot prepare the child"; break;
+        case SpawnStage::descriptors: what = "cannot set up the child's descriptors"; break;
+        case SpawnStage::limits: what = "cannot set the child's resource limits"; break;
+        case SpawnStage::drop_privileges:
+            what = "cannot run as uid " + std::to_string(options.run_as_uid) + ", gid " +
+                   std::to_string(options.run_as_gid);
+            break;
         case SpawnStage::exec: what = "cannot execute '" + options.argv.front() + "'"; break;
     }
     return what + ": " + errno_text(failure.error);
 }
 
-ExitStatus decode(int wait_status) {
+ExitStatus decode(int wait_status, bool exit_code_reports_signal) {
     ExitStatus status;
     if (WIFEXITED(wait_status)) {
         status.kind = ExitStatus::Kind::exited;
         status.code = WEXITSTATUS(wait_status);
+        if (exit_code_reports_signal && status.code > 128 && status.code - 128 < NSIG) {
+            status.kind = ExitStatus::Kind::signaled;
+            status.signal = status.code - 128;
+            status.code = 0;
+        }
     } else {
         status.kind = ExitStatus::Kind::signaled;
         status.signal = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
@@ -257,48 +333,75 @@ std::string ExitStatus::describe() const {
 Child Child::spawn(const SpawnOptions& options) {
     if (options.argv.empty()) throw std::runtime_error("Child::spawn: empty argv");
 
+    // Pipes: [0] reads, [1] writes. The child reads `command` and writes `channel`.
+    int command[2] = {-1, -1};
     int channel[2] = {-1, -1};
     int error_pipe[2] = {-1, -1};
-    make_pipe(error_pipe);
-    if (options.create_channel) {
-        try {
+    auto close_all = [&] {
+        for (int fd : {command[0], command[1], channel[0], channel[1], error_pipe[0], error_pipe[1]}) close_quietly(fd);
+    };
+    try {
+        make_pipe(error_pipe);
+        if (options.create_channel) {
+            make_pipe(command);
             make_pipe(channel);
-        } catch (...) {
-            close_quietly(error_pipe[0]);
-            close_quietly(error_pipe[1]);
-            throw;
+            // Bigger pipe, fewer round trips for multi-megabyte blobs (best effort).
+            ::fcntl(channel[0], F_SETPIPE_SZ, 1 << 20);
         }
-        // Bigger pipe, fewer round trips for multi-megabyte blobs (best effort).
-        ::fcntl(channel[0], F_SETPIPE_SZ, 1 << 20);
+    } catch (...) {
+        close_all();
+        throw;
     }
 
     std::vector<std::string> args = options.argv;
-    std::vector<std::string> env = child_environment(options, channel[1]);
+    std::vector<std::string> env = child_environment(options);
     std::vector<char*> argv = c_strings(args);
     std::vector<char*> envp = c_strings(env);
-    const char* output_path = options.output_file.empty() ? "/dev/null" : options.output_file.c_str();
-    const char* working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
+
+    ChildPlan plan;
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    plan.output_path = options.output_file.empty() ? "/dev/null" : options.output_file.c_str();
+    plan.working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
+    plan.command_read = command[0];
+    plan.channel_write = channel[1];
+    plan.error_pipe = error_pipe[1];
+    struct rlimit files{};
+    plan.max_fd = ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < (1u << 16)
+                      ? static_cast<int>(files.rlim_cur) : (1 << 16);
+    const ProcessLimits& limits = options.limits;
+    for (auto [resource, value] : {std::pair<int, unsigned long>{RLIMIT_FSIZE, limits.max_file_bytes},
+                                   {RLIMIT_NPROC, limits.max_processes},
+                                   {RLIMIT_NOFILE, limits.max_open_files},
+                                   {RLIMIT_CPU, limits.cpu_seconds},
+                                   {RLIMIT_DATA, limits.max_data_bytes}})
+        if (value != 0) plan.limits[plan.limit_count++] = {resource, static_cast<rlim_t>(value)};
+    plan.drop_privileges = ::geteuid() == 0 && options.run_as_uid >= 0 && options.run_as_gid >= 0;
+    plan.uid = static_cast<uid_t>(options.run_as_uid);
+    plan.gid = static_cast<gid_t>(options.run_as_gid);
+    plan.setup = options.child_setup ? &options.child_setup : nullptr;
 
     pid_t pid = ::fork();
     if (pid < 0) {
         int saved = errno;
-        for (int fd : {channel[0], channel[1], error_pipe[0], error_pipe[1]}) close_quietly(fd);
+        close_all();
         errno = saved;
         throw_errno("fork");
     }
-    if (pid == 0)
-        exec_child(argv.data(), envp.data(), output_path, working_dir, channel[1], error_pipe[1],
-                   static_cast<rlim_t>(options.max_file_bytes));
+    if (pid == 0) exec_child(plan);
 
     // Also set the group from this side: whichever of the two runs first, the group exists
     // before spawn() returns (EACCES here just means the child has already exec'd).
     ::setpgid(pid, pid);
+    close_quietly(command[0]);
     close_quietly(channel[1]);
     ::close(error_pipe[1]);
 
     Child child;
     child.pid_ = pid;
     child.channel_fd_ = channel[0];
+    child.command_fd_ = command[1];
+    child.exit_code_reports_signal_ = options.exit_code_reports_signal;
 
     // The error pipe closes on a successful exec (EOF) or carries the reason it failed.
     SpawnFailure failure{};
@@ -317,10 +420,12 @@ Child Child::spawn(const SpawnOptions& options) {
 }
 
 Child::Child(Child&& other) noexcept
-    : pid_(other.pid_), channel_fd_(other.channel_fd_), reaped_(other.reaped_),
+    : pid_(other.pid_), channel_fd_(other.channel_fd_), command_fd_(other.command_fd_),
+      exit_code_reports_signal_(other.exit_code_reports_signal_), reaped_(other.reaped_),
       status_(std::move(other.status_)) {
     other.pid_ = -1;
     other.channel_fd_ = -1;
+    other.command_fd_ = -1;
     other.reaped_ = true;
 }
 
@@ -329,10 +434,13 @@ Child& Child::operator=(Child&& other) noexcept {
         Child discarded(std::move(*this));   // its destructor kills and reaps what we held
         pid_ = other.pid_;
         channel_fd_ = other.channel_fd_;
+        command_fd_ = other.command_fd_;
+        exit_code_reports_signal_ = other.exit_code_reports_signal_;
         reaped_ = other.reaped_;
         status_ = std::move(other.status_);
         other.pid_ = -1;
         other.channel_fd_ = -1;
+        other.command_fd_ = -1;
         other.reaped_ = true;
     }
     return *this;
@@ -341,6 +449,7 @@ Child& Child::operator=(Child&& other) noexcept {
 Child::~Child() {
     if (pid_ > 0 && !reaped_) kill_and_reap();
     close_quietly(channel_fd_);
+    close_quietly(command_fd_);
 }
 
 ExitStatus Child::wait_until(Clock::time_point deadline) {
@@ -360,7 +469,7 @@ ExitStatus Child::wait_until(Clock::time_point deadline) {
         status_.signal = SIGKILL;
     } else {
         // Terminated on its own, possibly in the instant between the deadline and our kill.
-        status_ = decode(wait_status);
+        status_ = decode(wait_status, exit_code_reports_signal_);
     }
     return status_;
 }
@@ -397,11 +506,16 @@ int kill_orphaned_children(int except) {
 }
 
 std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // A child cannot make the grader read another file through a link it planted (O_NOFOLLOW),
+    // nor block it on a FIFO (O_NONBLOCK, and only regular files are read).
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return {};
     struct stat info{};
-    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-        static_cast<std::uint64_t>(info.st_size) > max_bytes)
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return {};
+    }
+    if (static_cast<std::uint64_t>(info.st_size) > max_bytes)
         ::lseek(fd, info.st_size - static_cast<off_t>(max_bytes), SEEK_SET);
 
     // Reads to the end even if the file grew meanwhile, trimming so memory stays bounded.

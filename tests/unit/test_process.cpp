@@ -1,14 +1,20 @@
-// Child processes: exit codes, crashes, hangs (the whole group dies), output capture.
+// Child processes: exit codes, crashes, hangs (the whole group dies), output capture, descriptors,
+// environment, limits and privileges of the child.
 // The fixture programs live in GRADER_FIXTURE_DIR (tests/fixtures).
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/process.hpp"
@@ -112,7 +118,7 @@ TEST_CASE("a child that prints without end is stopped by the file-size limit") {
     harness::SpawnOptions options;
     options.argv = {fixture("fixture_flood")};
     options.output_file = output.path;
-    options.max_file_bytes = 1 << 20;
+    options.limits.max_file_bytes = 1 << 20;
     ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 20s);
     CHECK(status.kind == ExitStatus::Kind::signaled);
     CHECK(status.signal == SIGXFSZ);
@@ -190,18 +196,163 @@ TEST_CASE("a program that cannot start is reported as failed_to_start") {
 
 TEST_CASE("environment, working directory and stdin of the child") {
     ::setenv("GRADER_TEST_VALUE", "old", 1);
-    ::setenv("GRADER_CHANNEL_FD", "99", 1);   // stale, must not reach a child without a channel
+    ::setenv("GRADER_TEST_OTHER", "inherited", 1);
     TempFile output;
     harness::SpawnOptions options;
-    options.argv = {"sh", "-c", "echo \"$GRADER_TEST_VALUE\"; pwd; cat; echo \"${GRADER_CHANNEL_FD:-none}\""};
+    options.argv = {"sh", "-c", "echo \"$GRADER_TEST_VALUE\"; echo \"${GRADER_TEST_OTHER:-none}\"; pwd; cat"};
     options.extra_env = {"GRADER_TEST_VALUE=new"};
     options.working_dir = "/";
     options.output_file = output.path;
     ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 10s);
-    ::unsetenv("GRADER_TEST_VALUE");
-    ::unsetenv("GRADER_CHANNEL_FD");
     CHECK(status.ok());
-    CHECK(output.text() == "new\n/\nnone\n");   // cat read /dev/null: nothing
+    CHECK(output.text() == "new\ninherited\n/\n");   // cat read /dev/null: nothing
+
+    // clear_env: extra_env is the whole environment.
+    options.argv = {fixture("fixture_sandbox_probe"), "env"};
+    options.extra_env = {"A=1", "B=x=y"};
+    options.clear_env = true;
+    status = Child::spawn(options).wait_until(Clock::now() + 10s);
+    ::unsetenv("GRADER_TEST_VALUE");
+    ::unsetenv("GRADER_TEST_OTHER");
+    CHECK(status.ok());
+    CHECK(output.text() == "A=1\nB=x=y\n");
+}
+
+TEST_CASE("the child has fds 0-2, and 3 and 4 with a channel, nothing else") {
+    // A descriptor the grader leaves inheritable must not leak into a child anyway.
+    int stray = ::open("/dev/null", O_RDONLY);
+    REQUIRE(stray >= 0);
+    TempFile output;
+    harness::SpawnOptions options;
+    options.argv = {fixture("fixture_sandbox_probe"), "fds"};
+    options.output_file = output.path;
+    CHECK(Child::spawn(options).wait_until(Clock::now() + 10s).ok());
+    CHECK(output.text() == "fds: 0 1 2\n");
+    ::setenv("GRADER_CHANNEL_FD", "4", 1);   // the variable is gone: nothing sets or reads it
+    options.create_channel = true;
+    Child child = Child::spawn(options);
+    CHECK(child.channel_fd() >= 0);
+    CHECK(child.command_fd() >= 0);
+    CHECK(child.wait_until(Clock::now() + 10s).ok());
+    CHECK(output.text() == "fds: 0 1 2 3 4\n");
+    ::unsetenv("GRADER_CHANNEL_FD");
+    ::close(stray);
+}
+
+TEST_CASE("the child reads commands from fd 3 and writes messages to fd 4") {
+    harness::SpawnOptions options;
+    options.argv = {"sh", "-c", "read line <&3; echo \"got $line\" >&4; echo \"${GRADER_CHANNEL_FD:-unset}\" >&4"};
+    options.create_channel = true;
+    Child child = Child::spawn(options);
+    const std::string command = "hello\n";
+    REQUIRE(::write(child.command_fd(), command.data(), command.size()) == static_cast<ssize_t>(command.size()));
+    std::string answer;
+    char buffer[256];
+    for (ssize_t got; (got = ::read(child.channel_fd(), buffer, sizeof buffer)) > 0;)
+        answer.append(buffer, static_cast<std::size_t>(got));
+    CHECK(answer == "got hello\nunset\n");
+    CHECK(child.wait_until(Clock::now() + 10s).ok());
+}
+
+TEST_CASE("resource limits are set in the child") {
+    TempFile output;
+    harness::SpawnOptions options;
+    options.argv = {"cat", "/proc/self/limits"};
+    options.output_file = output.path;
+    options.limits.max_file_bytes = 1 << 20;
+    options.limits.max_open_files = 64;
+    options.limits.cpu_seconds = 100;
+    options.limits.max_data_bytes = 1ul << 30;
+    options.limits.max_processes = 1000;
+    REQUIRE(Child::spawn(options).wait_until(Clock::now() + 10s).ok());
+    // "Max open files            64                   64                   files"
+    std::map<std::string, std::string> soft;
+    std::istringstream lines(output.text());
+    for (std::string line; std::getline(lines, line);) {
+        if (line.size() < 26) continue;
+        std::istringstream values(line.substr(26));
+        std::string value;
+        values >> value;
+        std::string name = line.substr(0, 26);
+        soft[name.substr(0, name.find_last_not_of(' ') + 1)] = value;
+    }
+    CHECK(soft["Max file size"] == std::to_string(1 << 20));
+    CHECK(soft["Max open files"] == "64");
+    CHECK(soft["Max cpu time"] == "100");
+    CHECK(soft["Max data size"] == std::to_string(1ul << 30));
+    CHECK(soft["Max processes"] == "1000");
+    CHECK(soft["Max core file size"] == "0");
+}
+
+TEST_CASE("run_as_uid: a root grader's child drops to the given uid and gid") {
+    TempFile output;   // 0600, the grader's: the child opens it before it drops privileges
+    harness::SpawnOptions options;
+    options.argv = {fixture("fixture_sandbox_probe"), "ids"};
+    options.output_file = output.path;
+    options.run_as_uid = 65534;
+    options.run_as_gid = 65534;
+    REQUIRE(Child::spawn(options).wait_until(Clock::now() + 10s).ok());
+    if (::geteuid() == 0) {
+        CHECK(output.text() == "uid 65534 gid 65534 euid 65534 egid 65534 groups:\n");
+    } else {
+        // Not root: nothing to drop, the child runs as we do.
+        CHECK(output.text().rfind("uid " + std::to_string(::getuid()) + " ", 0) == 0);
+    }
+}
+
+TEST_CASE("child_setup runs in the child; its failure is a failure to start") {
+    TempFile marker;
+    ::unlink(marker.path.c_str());
+    const char* marker_path = marker.path.c_str();   // prepared before fork, as the child needs
+    harness::SpawnOptions options;
+    options.argv = {"sh", "-c", "exit 0"};
+    options.child_setup = [marker_path] {
+        int fd = ::open(marker_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) return errno;
+        ::close(fd);
+        return 0;
+    };
+    CHECK(Child::spawn(options).wait_until(Clock::now() + 10s).ok());
+    CHECK(std::filesystem::exists(marker.path));
+
+    options.child_setup = [] { return EPERM; };
+    ExitStatus failed = Child::spawn(options).wait_until(Clock::now() + 10s);
+    CHECK(failed.kind == ExitStatus::Kind::failed_to_start);
+    CHECK(failed.error.find("cannot prepare the child") != std::string::npos);
+}
+
+TEST_CASE("exit_code_reports_signal: a wrapper's 128 + N is signal N") {
+    harness::SpawnOptions options;
+    options.argv = {"sh", "-c", "exit 139"};
+    ExitStatus plain = Child::spawn(options).wait_until(Clock::now() + 10s);
+    CHECK(plain.kind == ExitStatus::Kind::exited);
+    CHECK(plain.code == 139);
+
+    options.exit_code_reports_signal = true;
+    ExitStatus wrapped = Child::spawn(options).wait_until(Clock::now() + 10s);
+    CHECK(wrapped.kind == ExitStatus::Kind::signaled);
+    CHECK(wrapped.signal == SIGSEGV);
+    CHECK(wrapped.describe() == "killed by signal 11 (SIGSEGV)");
+
+    options.argv = {"sh", "-c", "exit 3"};
+    ExitStatus normal = Child::spawn(options).wait_until(Clock::now() + 10s);
+    CHECK(normal.kind == ExitStatus::Kind::exited);
+    CHECK(normal.code == 3);
+}
+
+TEST_CASE("the output file is never opened through a symbolic link") {
+    TempFile target;
+    std::ofstream(target.path) << "keep me";
+    const std::string link = target.path + ".link";
+    std::filesystem::create_symlink(target.path, link);
+    harness::SpawnOptions options;
+    options.argv = {"sh", "-c", "echo overwritten"};
+    options.output_file = link;
+    ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 10s);
+    ::unlink(link.c_str());
+    CHECK(status.kind == ExitStatus::Kind::failed_to_start);
+    CHECK(status.error.find("cannot open output file") != std::string::npos);
+    CHECK(target.text() == "keep me");
 }
 
 TEST_CASE("run_command keeps the end of the output") {
@@ -257,4 +408,18 @@ TEST_CASE("read_file_tail") {
     CHECK(harness::read_file_tail(file.path, 100) == "0123456789");
     CHECK(harness::read_file_tail(file.path, 0).empty());
     CHECK(harness::read_file_tail("/nonexistent/grader-test-file", 10).empty());
+}
+
+TEST_CASE("read_file_tail does not follow a symbolic link, nor read a FIFO") {
+    TempFile file;
+    std::ofstream(file.path) << "a reference solution";
+    const std::string link = file.path + ".link";
+    std::filesystem::create_symlink(file.path, link);
+    CHECK(harness::read_file_tail(link, 100).empty());
+    ::unlink(link.c_str());
+
+    const std::string fifo = file.path + ".fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK(harness::read_file_tail(fifo, 100).empty());   // returns at once, no writer needed
+    ::unlink(fifo.c_str());
 }

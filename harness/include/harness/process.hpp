@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,13 +29,39 @@ struct ExitStatus {
 // gets SIGXFSZ, which describe() names.
 constexpr unsigned long max_child_file_bytes = 256ul << 20;
 
+// Resource limits set in the child before exec (setrlimit); 0 leaves a limit as inherited.
+struct ProcessLimits {
+    unsigned long max_file_bytes = max_child_file_bytes;   // RLIMIT_FSIZE
+    unsigned long max_processes = 0;    // RLIMIT_NPROC (counts per real uid: see run_as_uid)
+    unsigned long max_open_files = 0;   // RLIMIT_NOFILE
+    unsigned long cpu_seconds = 0;      // RLIMIT_CPU
+    unsigned long max_data_bytes = 0;   // RLIMIT_DATA (heap and private writable mappings)
+};
+
+// The fixed descriptor numbers a child with a channel finds open: it reads the grader's commands
+// from the first and writes its messages to the second (harness/channel.hpp).
+constexpr int child_command_fd = 3;
+constexpr int child_channel_fd = 4;
+
 struct SpawnOptions {
     std::vector<std::string> argv;             // argv[0] is the program (PATH is searched)
     std::vector<std::string> extra_env;        // "NAME=value" entries added to the environment
+    bool clear_env = false;                    // start from an empty environment (extra_env only)
     std::string working_dir;                   // empty: inherit
-    std::string output_file;                   // stdout+stderr go here (truncated); empty: /dev/null
-    bool create_channel = false;               // a private pipe child -> parent, see Channel below
-    unsigned long max_file_bytes = max_child_file_bytes;   // RLIMIT_FSIZE of the child
+    std::string output_file;                   // stdout+stderr go here (truncated; a symbolic link
+                                               // is refused); empty: /dev/null
+    bool create_channel = false;               // two private pipes, see child_command_fd above.
+                                               // The child has fds 0-2 (and these two), no other
+    ProcessLimits limits;
+    int run_as_uid = -1, run_as_gid = -1;      // when both >= 0 and the grader is root: drop to these
+                                               // (setgroups({}), setresgid, setresuid) before exec
+    // Runs in the child after its output file is open and before it drops privileges and execs:
+    // async-signal-safe calls only (no allocation, no locks). Returns 0, or an errno value that
+    // fails the spawn (failed_to_start). Sandbox::wrap uses it to prepare mounts as root.
+    std::function<int()> child_setup;
+    // The program is a wrapper (bwrap) that reports its own child's death by signal N as exit
+    // code 128 + N: such a code is then reported as Kind::signaled with signal N.
+    bool exit_code_reports_signal = false;
 };
 
 // A running child in its own process group. Destruction kills the group and reaps the child.
@@ -49,9 +76,11 @@ public:
     ~Child();
 
     int pid() const { return pid_; }
-    // Read end of the private channel (-1 without one). The child sees the write end's number in
-    // the environment variable GRADER_CHANNEL_FD; it is not inherited by anything else.
+    // The grader's ends of the private pipes (-1 without a channel): it reads the child's messages
+    // from channel_fd() and writes commands to command_fd(). The child has the other ends as fds
+    // child_command_fd and child_channel_fd; nothing else it starts inherits them unless it passes them on.
     int channel_fd() const { return channel_fd_; }
+    int command_fd() const { return command_fd_; }
 
     // Waits until the child exits or `deadline` passes; on deadline, SIGKILLs the whole process
     // group and reports Kind::timed_out. Reaps the child either way.
@@ -63,6 +92,8 @@ private:
     Child() = default;
     int pid_ = -1;
     int channel_fd_ = -1;
+    int command_fd_ = -1;
+    bool exit_code_reports_signal_ = false;
     bool reaped_ = false;
     ExitStatus status_{};
 };
@@ -84,7 +115,9 @@ void become_subreaper();
 // returns how many there were.
 int kill_orphaned_children(int except = -1);
 
-// Reads the last `max_bytes` of a file (empty if it does not exist).
+// Reads the last `max_bytes` of a file (empty if it does not exist, or is not a regular file: a
+// symbolic link is not followed (O_NOFOLLOW), so a child cannot make the grader read another file
+// through it, and a FIFO cannot block the grader).
 std::string read_file_tail(const std::string& path, std::size_t max_bytes);
 
 }  // namespace harness

@@ -1,0 +1,85 @@
+// The sandbox around every compile and every run of submitted code, built on bubblewrap (`bwrap`).
+//
+// Inside: an unprivileged uid, new PID, network, IPC, UTS and mount namespaces, a read-only view of
+// the system (/usr, /etc, the libraries, the CUDA toolkit and driver), a small private /tmp, the
+// GPU's device nodes where the policy asks for them, and exactly the files the policy binds. The
+// grader's build and install trees, reference/, other submissions, the work directory and the
+// grader's own process are not visible. The environment holds only what the policy sets. / and
+// /dev are read-only: /tmp and the policy's writable mounts are the only places to write. The
+// whole PID namespace dies with the sandboxed program, so nothing it starts outlives it.
+//
+// When the grader runs as root, bwrap itself runs as uid 65534: the sandboxed program is then uid
+// 65534 on the host too, so RLIMIT_NPROC (policy.limits.max_processes) holds. That limit counts
+// every process of the host uid (the bwrap processes, every sandbox running at the same time, and
+// any other process of uid 65534), not one sandbox's. Mount sources are opened as root, so they
+// may lie below directories uid 65534 cannot enter (a checkout under /root); what the program
+// reads or writes there is still subject to the files' own permissions (see make_writable).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/process.hpp"
+
+namespace harness {
+
+struct SandboxMount {
+    std::string host_path;      // a file or directory on the grader's side; not a symbolic link
+    std::string sandbox_path;   // where the program sees it (absolute)
+    bool writable = false;
+};
+
+struct SandboxPolicy {
+    std::vector<SandboxMount> mounts;   // beyond the read-only system, bound in this order
+    std::vector<std::string> system_paths_extra;   // more read-only system paths (e.g. a toolchain
+                                                   // root), seen at their real path (links kept)
+    bool gpu = false;                   // bind /dev/nvidia* (and /sys, which the driver reads)
+    std::string working_dir = "/tmp";   // inside the sandbox
+    std::vector<std::string> env;       // "NAME=value": the program's whole environment (but
+                                        // PWD, the working directory, which bwrap always sets)
+    std::uint64_t tmp_bytes = 512ull << 20;   // size of the private /tmp (tmpfs)
+    ProcessLimits limits;               // processes, open files, CPU seconds, file size, memory
+};
+
+class Sandbox {
+public:
+    // bubblewrap from `bwrap_path`, else PATH, else /usr/bin/bwrap, checked to work on this machine
+    // by running a trivial program in it; nullopt with `why` filled (what to do included) when it
+    // is missing, too old (before 0.8.0), or cannot create namespaces here.
+    static std::optional<Sandbox> find(std::string& why, const std::string& bwrap_path = {});
+
+    // The spawn options that run `inner` (argv, output file, channel) inside the sandbox. Only
+    // inner's argv, output_file and create_channel are used: the policy decides the rest. The
+    // sandboxed program has fds 0-2, plus child_command_fd and child_channel_fd with a channel.
+    // A child killed by signal N is reported as signaled with N (bwrap exits with 128 + N).
+    // Throws std::runtime_error when a mount source is missing or a symbolic link, or the policy
+    // is malformed (a relative sandbox path, an environment entry without '=').
+    SpawnOptions wrap(const SpawnOptions& inner, const SandboxPolicy& policy) const;
+
+    // Makes `path` (not recursively) belong to the uid and gid the sandboxed program has on the
+    // host, so that a writable mount of it is writable inside (a chown to 65534 when bwrap runs
+    // as uid 65534; nothing otherwise). Throws std::runtime_error on failure.
+    void make_writable(const std::string& path) const;
+
+    // Whether policy.limits.max_processes holds (false only when bwrap must run as root).
+    bool enforces_process_limit() const { return mode_ != Mode::as_root; }
+
+    const std::string& bwrap() const { return bwrap_; }
+    // "bubblewrap 0.8.0 (/usr/bin/bwrap), uid 65534", plus any weakness of this machine's setup.
+    std::string describe() const;
+
+private:
+    // How bwrap runs: as uid 65534 (the grader is root), as the grader's own uid (it is not
+    // root), or as root when uid 65534 cannot create namespaces (the sandbox's uid 65534 is then
+    // root outside, and RLIMIT_NPROC does not apply).
+    enum class Mode { as_nobody, as_grader, as_root };
+
+    std::string bwrap_;
+    std::string version_;
+    Mode mode_ = Mode::as_grader;
+    std::string note_;   // why the mode is weaker than it should be
+};
+
+}  // namespace harness

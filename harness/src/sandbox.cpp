@@ -1,0 +1,394 @@
+// The bubblewrap sandbox (see sandbox.hpp).
+//
+// Mount sources when the grader is root: the child that execs bwrap first drops to uid 65534, and
+// bwrap then resolves every source path as uid 65534, which cannot pass a directory only root may
+// enter (a checkout under /root). bwrap's --bind-fd does not help: it turns the descriptor back
+// into a path (realpath) as uid 65534 and fails the same way. So the child, still root, enters a
+// private mount namespace, mounts a tmpfs over /dev/shm there (the grader's /dev/shm is untouched)
+// and binds each source onto an entry of it; then it drops to uid 65534 and execs bwrap, which
+// binds from /dev/shm/N, a path uid 65534 can reach. wrap() opens each source first (no symbolic
+// link, must exist), and the child checks it binds that same file. Every descriptor involved is
+// close-on-exec: neither bwrap nor the sandboxed program inherits one. The bwrap binary is staged
+// the same way, so it may also lie below such a directory.
+#include "harness/sandbox.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace harness {
+namespace {
+
+constexpr int sandbox_id = 65534;                 // the program's uid and gid (nobody, nogroup)
+constexpr const char* staging_dir = "/dev/shm";   // covered in the child's mount namespace only
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+// Writes "/proc/self/fd/<fd>" into `out` (async-signal-safe, unlike snprintf).
+void fd_link(int fd, char (&out)[32]) {
+    const char prefix[] = "/proc/self/fd/";
+    char digits[12];
+    int count = 0;
+    do {
+        digits[count++] = static_cast<char>('0' + fd % 10);
+        fd /= 10;
+    } while (fd > 0 && count < 11);
+    std::size_t at = 0;
+    for (; prefix[at] != '\0'; ++at) out[at] = prefix[at];
+    while (count > 0) out[at++] = digits[--count];
+    out[at] = '\0';
+}
+
+// Mount sources and where the child binds each one before it drops to uid 65534. Built before
+// fork; in the child, stage() makes only async-signal-safe system calls.
+class Staging {
+public:
+    Staging() = default;
+    Staging(const Staging&) = delete;
+    Staging& operator=(const Staging&) = delete;
+    ~Staging() {
+        for (const auto& entry : entries_) ::close(entry.pinned);
+    }
+
+    // `pinned`: the grader's O_PATH descriptor of absolute path `source` (taken over). Returns
+    // the path bwrap will find the source at.
+    std::string add(int pinned, const std::string& source, const std::string& name) {
+        entries_.push_back({pinned, source, std::string(staging_dir) + "/" + name, "", -1});
+        return entries_.back().to;
+    }
+
+    // In the child, as root. Returns 0 or an errno value.
+    int stage() noexcept {
+        if (::unshare(CLONE_NEWNS) != 0) return errno;
+        // Nothing mounted from here on may propagate back to the grader's namespace.
+        if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return errno;
+        // A mount cannot be bound from another namespace, so the grader's descriptors cannot be
+        // used: each source is opened again here, and must still be the file the grader opened
+        // (a link swapped in meanwhile fails). All before the tmpfs covers /dev/shm.
+        for (auto& entry : entries_) {
+            entry.opened = ::open(entry.source.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            struct stat pinned{}, opened{};
+            if (entry.opened < 0) return errno;
+            if (::fstat(entry.pinned, &pinned) != 0 || ::fstat(entry.opened, &opened) != 0) return errno;
+            if (pinned.st_dev != opened.st_dev || pinned.st_ino != opened.st_ino) return ESTALE;
+            entry.directory = S_ISDIR(opened.st_mode);
+            // The magic link /proc/self/fd/N, which the kernel follows as root.
+            fd_link(entry.opened, entry.from);
+        }
+        if (::mount("tmpfs", staging_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k") != 0) return errno;
+        for (const auto& entry : entries_) {
+            if (entry.directory) {
+                if (::mkdir(entry.to.c_str(), 0755) != 0) return errno;
+            } else {
+                int fd = ::open(entry.to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+                if (fd < 0) return errno;
+                ::close(fd);
+            }
+            if (::mount(entry.from, entry.to.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
+        }
+        return 0;
+    }
+
+private:
+    struct Entry {
+        int pinned;            // the grader's descriptor
+        std::string source;    // absolute path
+        std::string to;        // /dev/shm/NAME
+        char from[32];         // the child's /proc/self/fd/N
+        int opened;            // the child's descriptor
+        bool directory = false;
+    };
+    std::vector<Entry> entries_;
+};
+
+// Opens a mount source without following a final symbolic link: a link a submission planted in a
+// directory it could write must not make the grader bind some other file. Returns an O_PATH fd.
+int open_source(const std::string& path) {
+    int fd = ::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) fail("sandbox mount source '" + path + "': " + std::strerror(errno));
+    struct stat info{};
+    if (::fstat(fd, &info) != 0 || S_ISLNK(info.st_mode)) {
+        ::close(fd);
+        fail("sandbox mount source '" + path + "' is a symbolic link");
+    }
+    return fd;
+}
+
+std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
+
+bool is_below(const std::string& path, const std::string& root) {
+    return path == root || path.rfind(root + "/", 0) == 0;
+}
+
+// `name` on PATH, or empty.
+std::string search_path(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "";
+    for (std::size_t start = 0; start <= dirs.size();) {
+        std::size_t end = dirs.find(':', start);
+        if (end == std::string::npos) end = dirs.size();
+        std::string dir = dirs.substr(start, end - start);
+        std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+        start = end + 1;
+    }
+    return {};
+}
+
+// A fresh private file or directory for the probe, removed at the end of the scope.
+struct ProbeFiles {
+    std::string dir, log;
+    ProbeFiles() {
+        const char* tmpdir = std::getenv("TMPDIR");
+        std::string base = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/grader-sandbox-probe-XXXXXX";
+        std::string dir_pattern = base, log_pattern = base;
+        if (::mkdtemp(dir_pattern.data()) == nullptr) fail("mkdtemp " + base + ": " + std::strerror(errno));
+        dir = dir_pattern;
+        int fd = ::mkstemp(log_pattern.data());
+        if (fd < 0) {
+            ::rmdir(dir.c_str());
+            fail("mkstemp " + base + ": " + std::strerror(errno));
+        }
+        ::close(fd);
+        log = log_pattern;
+    }
+    ~ProbeFiles() {
+        ::rmdir(dir.c_str());
+        ::unlink(log.c_str());
+    }
+};
+
+// Runs a trivial program in `sandbox` in the shape of real use: a mount of a directory only the
+// grader may enter (0700), the GPU's nodes if there are any, a channel. Empty when it worked,
+// else what went wrong (bwrap's own message included).
+std::string probe(const Sandbox& sandbox) {
+    try {
+        ProbeFiles files;
+        SandboxPolicy policy;
+        policy.mounts = {{files.dir, "/probe", false}};
+        policy.gpu = true;
+        policy.tmp_bytes = 1 << 20;
+        SpawnOptions inner;
+        inner.argv = {"test", "-d", "/probe"};
+        inner.output_file = files.log;
+        inner.create_channel = true;
+        Child child = Child::spawn(sandbox.wrap(inner, policy));
+        ExitStatus status = child.wait_until(std::chrono::steady_clock::now() + std::chrono::seconds(60));
+        if (status.ok()) return {};
+        std::string output = read_file_tail(files.log, 2000);
+        while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+        return "a trivial program run in it gave " + status.describe() + (output.empty() ? "" : ": " + output);
+    } catch (const std::exception& error) {
+        return error.what();
+    }
+}
+
+}  // namespace
+
+std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_path) {
+    why.clear();
+    const std::string or_else = "; or grade trusted code only with --no-sandbox";
+    std::string found;
+    if (!bwrap_path.empty())
+        found = bwrap_path.find('/') != std::string::npos ? bwrap_path : search_path(bwrap_path);
+    else
+        found = search_path("bwrap");
+    if (found.empty() && bwrap_path.empty() && ::access("/usr/bin/bwrap", X_OK) == 0) found = "/usr/bin/bwrap";
+    char* real = found.empty() ? nullptr : ::realpath(found.c_str(), nullptr);
+    if (real == nullptr || ::access(real, X_OK) != 0) {
+        std::free(real);
+        why = "bubblewrap (bwrap) was not found (" +
+              (bwrap_path.empty() ? std::string("not on PATH, nor /usr/bin/bwrap") : "'" + bwrap_path + "'") +
+              "): install the Debian package bubblewrap (apt-get install bubblewrap)" + or_else;
+        return std::nullopt;
+    }
+    Sandbox sandbox;
+    sandbox.bwrap_ = real;
+    std::free(real);
+
+    // "bubblewrap 0.8.0": 0.8.0 brought --size (the bounded /tmp) and --disable-userns.
+    CommandResult version = run_command({sandbox.bwrap_, "--version"}, std::chrono::seconds(30));
+    int major = 0, minor = 0, patch = 0;
+    char name[32] = {};
+    if (!version.status.ok() || std::sscanf(version.output.c_str(), "%31s %d.%d.%d", name, &major, &minor, &patch) < 3 ||
+        std::string(name) != "bubblewrap") {
+        why = "'" + sandbox.bwrap_ + "' does not say it is bubblewrap (--version: " + version.status.describe() + ")" + or_else;
+        return std::nullopt;
+    }
+    sandbox.version_ = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+    if (major == 0 && minor < 8) {
+        why = "bubblewrap " + sandbox.version_ + " (" + sandbox.bwrap_ +
+              ") is too old: 0.8.0 or newer is needed; install a newer bubblewrap package" + or_else;
+        return std::nullopt;
+    }
+
+    std::string problem;
+    if (::geteuid() == 0) {
+        sandbox.mode_ = Mode::as_nobody;
+        problem = probe(sandbox);
+        if (problem.empty()) return sandbox;
+        // Without unprivileged user namespaces, root can still create them.
+        Sandbox as_root = sandbox;
+        as_root.mode_ = Mode::as_root;
+        const std::string root_problem = probe(as_root);
+        problem = "as uid " + std::to_string(sandbox_id) + ", " + problem;
+        if (root_problem.empty()) {
+            as_root.note_ = "bwrap " + problem;
+            return as_root;
+        }
+        problem += "; as root, " + root_problem;
+    } else {
+        sandbox.mode_ = Mode::as_grader;
+        problem = probe(sandbox);
+        if (problem.empty()) return sandbox;
+    }
+    why = "bubblewrap " + sandbox.version_ + " (" + sandbox.bwrap_ + ") cannot create a sandbox here: " + problem +
+          ". Where user namespaces are restricted, enable them (sysctl user.max_user_namespaces > 0 and, where "
+          "they exist, kernel.unprivileged_userns_clone=1 and kernel.apparmor_restrict_unprivileged_userns=0)" +
+          or_else;
+    return std::nullopt;
+}
+
+SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& policy) const {
+    if (inner.argv.empty()) fail("Sandbox::wrap: empty argv");
+    auto staging = std::make_shared<Staging>();
+    const bool stage = mode_ == Mode::as_nobody;
+
+    SpawnOptions outer;
+    outer.argv = {bwrap_};
+    if (stage) {
+        int fd = ::open(bwrap_.c_str(), O_PATH | O_CLOEXEC);
+        if (fd < 0) fail("cannot open " + bwrap_ + ": " + std::strerror(errno));
+        outer.argv = {staging->add(fd, bwrap_, "bwrap")};
+    }
+
+    // Every namespace, uid and gid 65534, no nested user namespace, no terminal, and the whole
+    // sandbox dies with the bwrap process the grader started.
+    std::vector<std::string> args = {
+        "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup", "--disable-userns", "--die-with-parent", "--new-session",
+        "--uid", std::to_string(sandbox_id), "--gid", std::to_string(sandbox_id)};
+
+    // A bind of host `source` on `dest`, through the staging directory when bwrap runs as uid 65534.
+    int staged = 0;
+    auto bind = [&](const char* option, const std::string& source, const std::string& dest) {
+        int fd = open_source(source);
+        std::string from = absolute(source);
+        if (stage)
+            from = staging->add(fd, from, std::to_string(staged++));
+        else
+            ::close(fd);
+        args.insert(args.end(), {option, from, dest});
+    };
+
+    // The read-only system. /bin, /lib... are links into /usr on a merged-/usr system.
+    args.insert(args.end(), {"--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"});
+    for (const char* top : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+        struct stat info{};
+        if (::lstat(top, &info) != 0) continue;
+        if (S_ISLNK(info.st_mode)) {
+            std::error_code error;
+            auto target = std::filesystem::read_symlink(top, error);
+            if (!error) args.insert(args.end(), {"--symlink", target.string(), top});
+        } else if (S_ISDIR(info.st_mode)) {
+            args.insert(args.end(), {"--ro-bind", top, top});
+        }
+    }
+    // The private /tmp first, so that a toolkit root or a mount below /tmp is bound on top of it.
+    args.insert(args.end(), {"--perms", "1777", "--size", std::to_string(policy.tmp_bytes), "--tmpfs", "/tmp"});
+    // More system paths (a toolkit root), at their real path; a link to it is kept as a link.
+    for (const auto& path : policy.system_paths_extra) {
+        std::error_code error;
+        const std::string real = std::filesystem::canonical(path, error).string();
+        if (error) fail("sandbox system path '" + path + "': " + error.message());
+        if (!is_below(real, "/usr") && !is_below(real, "/etc")) bind("--ro-bind", real, real);
+        const std::string given = absolute(path);
+        if (given != real && !is_below(given, "/usr") && !is_below(given, "/etc"))
+            args.insert(args.end(), {"--symlink", real, given});
+    }
+
+    args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
+    if (policy.gpu) {
+        // Every /dev/nvidia* node (nvidia0..., nvidiactl, nvidia-uvm, nvidia-caps/), and /sys,
+        // which the driver reads.
+        if (DIR* dev = ::opendir("/dev")) {
+            while (const dirent* entry = ::readdir(dev)) {
+                const std::string name = entry->d_name;
+                if (name.rfind("nvidia", 0) == 0) args.insert(args.end(), {"--dev-bind", "/dev/" + name, "/dev/" + name});
+            }
+            ::closedir(dev);
+        }
+        args.insert(args.end(), {"--ro-bind", "/sys", "/sys"});
+    }
+
+    for (const auto& mount : policy.mounts) {
+        if (mount.sandbox_path.empty() || mount.sandbox_path.front() != '/')
+            fail("sandbox path '" + mount.sandbox_path + "' is not absolute");
+        bind(mount.writable ? "--bind" : "--ro-bind", mount.host_path, mount.sandbox_path);
+    }
+
+    // bwrap builds / and /dev on tmpfs mounts of no bounded size, owned by the sandbox's uid: made
+    // read-only, only /tmp and the writable mounts take data (device nodes stay writable).
+    args.insert(args.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
+
+    if (policy.working_dir.empty() || policy.working_dir.front() != '/')
+        fail("sandbox working directory '" + policy.working_dir + "' is not absolute");
+    args.insert(args.end(), {"--chdir", policy.working_dir, "--clearenv"});
+    for (const auto& entry : policy.env) {
+        const std::size_t equals = entry.find('=');
+        if (equals == std::string::npos || equals == 0) fail("sandbox environment entry '" + entry + "' is not NAME=value");
+        args.insert(args.end(), {"--setenv", entry.substr(0, equals), entry.substr(equals + 1)});
+    }
+    args.push_back("--");
+    args.insert(args.end(), inner.argv.begin(), inner.argv.end());
+
+    outer.argv.insert(outer.argv.end(), args.begin(), args.end());
+    outer.clear_env = true;         // bwrap needs nothing; the program gets policy.env only
+    outer.working_dir = "/";
+    outer.output_file = inner.output_file;
+    outer.create_channel = inner.create_channel;
+    outer.limits = policy.limits;
+    outer.exit_code_reports_signal = true;
+    if (stage) {
+        outer.run_as_uid = sandbox_id;
+        outer.run_as_gid = sandbox_id;
+        // The child works on its own copy of `staging` (fork), so stage() may write to it.
+        outer.child_setup = [staging] { return staging->stage(); };
+    }
+    return outer;
+}
+
+void Sandbox::make_writable(const std::string& path) const {
+    if (mode_ != Mode::as_nobody) return;
+    if (::lchown(path.c_str(), sandbox_id, sandbox_id) != 0)
+        fail("cannot hand '" + path + "' to uid " + std::to_string(sandbox_id) + ": " + std::strerror(errno));
+}
+
+std::string Sandbox::describe() const {
+    std::string text = "bubblewrap " + version_ + " (" + bwrap_ + "), uid " + std::to_string(sandbox_id);
+    switch (mode_) {
+        case Mode::as_nobody: break;
+        case Mode::as_grader:
+            text += " (uid " + std::to_string(::getuid()) + " outside: the process limit counts all its processes)";
+            break;
+        case Mode::as_root:
+            text += " (root outside: bwrap runs as root, so the program has root's access to the host files it "
+                    "sees and the process limit is not enforced; " + note_ + ")";
+            break;
+    }
+    return text;
+}
+
+}  // namespace harness

@@ -1,0 +1,478 @@
+// The bubblewrap sandbox: what a program inside can see, reach and do, and that nothing it starts
+// outlives it. The programs are tests/fixtures (GRADER_FIXTURE_DIR), bound into the sandbox.
+//
+// Without bubblewrap, or where it cannot create namespaces, main() prints why and exits 77: CTest
+// reports the test as skipped, never as passed.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/process.hpp"
+#include "harness/sandbox.hpp"
+
+using namespace std::chrono_literals;
+using harness::Child;
+using harness::ExitStatus;
+using harness::SandboxPolicy;
+using harness::SpawnOptions;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+namespace {
+
+const harness::Sandbox* sandbox = nullptr;   // set by main
+
+constexpr const char* probe = "fixture_sandbox_probe";
+
+std::string fixture(const std::string& name) { return std::string(GRADER_FIXTURE_DIR) + "/" + name; }
+
+// A fresh directory only its owner may enter (0700, like /root), removed with what it holds.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        std::string pattern = "/tmp/harness-sandbox-test-XXXXXX";
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+};
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+SandboxPolicy base_policy() {
+    SandboxPolicy policy;
+    policy.env = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LC_ALL=C"};
+    policy.tmp_bytes = 16 << 20;
+    return policy;
+}
+
+// The spawn options that run fixture `name` with `args` in the sandbox, bound at /grader/NAME.
+SpawnOptions sandboxed(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy,
+                       const std::string& output_file, bool channel = false) {
+    SpawnOptions inner;
+    inner.argv = {"/grader/" + name};
+    inner.argv.insert(inner.argv.end(), args.begin(), args.end());
+    inner.output_file = output_file;
+    inner.create_channel = channel;
+    policy.mounts.push_back({fixture(name), "/grader/" + name, false});
+    return sandbox->wrap(inner, policy);
+}
+
+struct Outcome {
+    ExitStatus status;
+    std::string output;
+};
+
+// Runs a fixture in the sandbox to its end; returns how it ended and what it printed.
+Outcome run(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy = base_policy()) {
+    TempDir logs;
+    const std::string log = logs.path + "/output.log";
+    Child child = Child::spawn(sandboxed(name, args, std::move(policy), log));
+    Outcome outcome;
+    outcome.status = child.wait_until(Clock::now() + 60s);
+    outcome.output = harness::read_file_tail(log, 1 << 20);
+    return outcome;
+}
+
+Outcome run_probe(const std::vector<std::string>& args, SandboxPolicy policy = base_policy()) {
+    return run(probe, args, std::move(policy));
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<std::string> lines(const std::string& text) {
+    std::vector<std::string> result;
+    std::istringstream stream(text);
+    for (std::string line; std::getline(stream, line);) result.push_back(line);
+    return result;
+}
+
+// Reads `fd` until `until` has arrived (empty: until end of file) or the deadline passes.
+// `eof` says whether the stream ended: every copy of the write end is closed.
+std::string read_channel(int fd, const std::string& until, Clock::time_point deadline, bool& eof) {
+    std::string text;
+    eof = false;
+    while (until.empty() || !contains(text, until)) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) break;
+        pollfd watch{fd, POLLIN, 0};
+        if (::poll(&watch, 1, static_cast<int>(left)) <= 0) continue;
+        char buffer[256];
+        ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got == 0) {
+            eof = true;
+            break;
+        }
+        if (got > 0) text.append(buffer, static_cast<std::size_t>(got));
+    }
+    return text;
+}
+
+// How many tasks (threads: what RLIMIT_NPROC counts) the real uid `uid` has on the host.
+int tasks_of(uid_t uid) {
+    int count = 0;
+    DIR* proc = ::opendir("/proc");
+    while (const dirent* entry = proc ? ::readdir(proc) : nullptr) {
+        std::ifstream status(std::string("/proc/") + entry->d_name + "/status");
+        bool mine = false;
+        for (std::string line; std::getline(status, line);) {
+            if (line.rfind("Uid:", 0) == 0) mine = std::atoi(line.c_str() + 4) == static_cast<int>(uid);
+            if (line.rfind("Threads:", 0) == 0 && mine) count += std::atoi(line.c_str() + 8);
+        }
+    }
+    if (proc) ::closedir(proc);
+    return count;
+}
+
+// True when the sandbox runs bwrap as uid 65534 (the grader is root).
+bool runs_as_nobody() { return ::geteuid() == 0 && sandbox->enforces_process_limit(); }
+
+}  // namespace
+
+TEST_CASE("the program runs as uid 65534 with only its own descriptors") {
+    Outcome ids = run_probe({"ids"});
+    REQUIRE(ids.status.ok());
+    // No supplementary group but (at most) its own.
+    CHECK((ids.output == "uid 65534 gid 65534 euid 65534 egid 65534 groups:\n" ||
+           ids.output == "uid 65534 gid 65534 euid 65534 egid 65534 groups: 65534\n"));
+
+    // Only stdio: no descriptor of the grader's, none bwrap or the staging of mounts used.
+    Outcome fds = run_probe({"fds"});
+    REQUIRE(fds.status.ok());
+    CHECK(fds.output == "fds: 0 1 2\n");
+}
+
+TEST_CASE("host files that are not mounted cannot be seen") {
+    TempDir secret_dir;
+    write_text(secret_dir.path + "/secret.txt", "the grader's secret");
+    ::chmod((secret_dir.path + "/secret.txt").c_str(), 0644);
+
+    for (const std::string& path : {secret_dir.path + "/secret.txt", std::string(GRADER_SOURCE_DIR) + "/README.md",
+                                    fixture("fixture_crash"), std::string("/root/.bashrc")}) {
+        CAPTURE(path);
+        Outcome outcome = run_probe({"read", path});
+        CHECK(outcome.status.kind == ExitStatus::Kind::exited);
+        CHECK(outcome.status.code == 1);
+        CHECK(contains(outcome.output, "read failed: ENOENT"));
+    }
+}
+
+TEST_CASE("a source below a 0700 directory is bound read-only") {
+    TempDir private_dir;   // 0700, like a checkout under /root
+    const std::string data = private_dir.path + "/data";
+    fs::create_directory(data);
+    ::chmod(data.c_str(), 0755);
+    write_text(data + "/hello.txt", "hello from the grader");
+    ::chmod((data + "/hello.txt").c_str(), 0644);
+
+    SandboxPolicy policy = base_policy();
+    policy.mounts = {{data, "/data", false}, {data + "/hello.txt", "/tmp/work/hello.txt", false}};
+    Outcome read_dir = run_probe({"read", "/data/hello.txt"}, policy);
+    CHECK(read_dir.status.ok());
+    CHECK(read_dir.output == "read: hello from the grader\n");
+    Outcome read_file = run_probe({"read", "/tmp/work/hello.txt"}, policy);
+    CHECK(read_file.status.ok());
+    CHECK(read_file.output == "read: hello from the grader\n");
+
+    Outcome write = run_probe({"write", "/data/new.txt", "10"}, policy);
+    CHECK(write.status.code == 1);
+    CHECK(contains(write.output, "write failed: EROFS"));
+    CHECK_FALSE(fs::exists(data + "/new.txt"));
+    Outcome overwrite = run_probe({"write", "/data/hello.txt", "10"}, policy);
+    CHECK(contains(overwrite.output, "write failed: EROFS"));
+}
+
+TEST_CASE("a writable mount is writable, /tmp is private and bounded") {
+    TempDir private_dir;
+    const std::string work = private_dir.path + "/work";
+    fs::create_directory(work);
+    sandbox->make_writable(work);
+
+    SandboxPolicy policy = base_policy();
+    policy.mounts = {{work, "/work", true}};
+    policy.working_dir = "/work";
+    Outcome write = run_probe({"write", "result.bin", "1000"}, policy);
+    CHECK(write.status.ok());
+    CHECK(write.output == "write: ok\n");
+    REQUIRE(fs::exists(work + "/result.bin"));
+    CHECK(fs::file_size(work + "/result.bin") == 1000);
+    struct stat info{};
+    REQUIRE(::lstat((work + "/result.bin").c_str(), &info) == 0);
+    // The program's files belong to uid 65534 on the host too when bwrap runs as uid 65534.
+    if (runs_as_nobody()) CHECK(info.st_uid == 65534u);
+
+    policy.tmp_bytes = 1 << 20;
+    Outcome small = run_probe({"write", "/tmp/small.bin", "100000"}, policy);
+    CHECK(small.status.ok());
+    Outcome full = run_probe({"write", "/tmp/fill.bin", std::to_string(4 << 20)}, policy);
+    CHECK(full.status.code == 1);
+    CHECK(contains(full.output, "write failed: ENOSPC"));
+
+    // Nowhere else: the sandbox's own / and /dev are read-only (bwrap makes them unbounded tmpfs).
+    for (const std::string& path : {"/file", "/dev/file", "/dev/shm/file", "/usr/file", "/etc/passwd"}) {
+        CAPTURE(path);
+        Outcome elsewhere = run_probe({"write", path, "10"}, policy);
+        CHECK(elsewhere.status.code == 1);
+        CHECK((contains(elsewhere.output, "write failed: EROFS") || contains(elsewhere.output, "write failed: EACCES")));
+    }
+    CHECK(run_probe({"write", "/dev/null", "10"}, policy).status.ok());
+}
+
+TEST_CASE("the program sees only its own PID namespace") {
+    Outcome outcome = run_probe({"pids"});
+    REQUIRE(outcome.status.ok());
+    // bwrap's init (pid 1) and the program itself (pid 2): not the grader, nor anything else.
+    std::set<std::string> seen;
+    std::istringstream pids(outcome.output.substr(outcome.output.find("pids:") + 5));
+    for (std::string pid; pids >> pid && pid != "self:";) seen.insert(pid);
+    CHECK(seen == std::set<std::string>{"1", "2"});
+    CHECK(contains(outcome.output, "self: 2\n"));
+}
+
+TEST_CASE("the program has no network") {
+    int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(listener, 4) == 0);
+    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+    const std::string port = std::to_string(ntohs(address.sin_port));
+
+    // The same program outside the sandbox does reach the port.
+    TempDir logs;
+    SpawnOptions outside;
+    outside.argv = {fixture(probe), "connect", port};
+    outside.output_file = logs.path + "/outside.log";
+    CHECK(Child::spawn(outside).wait_until(Clock::now() + 30s).ok());
+    CHECK(harness::read_file_tail(outside.output_file, 4096) == "connect: ok\n");
+
+    Outcome inside = run_probe({"connect", port});
+    CHECK(inside.status.code == 1);
+    CHECK(contains(inside.output, "connect failed"));
+    ::close(listener);
+}
+
+TEST_CASE("the environment is exactly the policy's") {
+    ::setenv("GRADER_SANDBOX_TEST_SECRET", "leaked", 1);
+    SandboxPolicy policy = base_policy();
+    policy.env.push_back("ONLY_THIS=a=b c");
+    Outcome outcome = run_probe({"env"}, policy);
+    ::unsetenv("GRADER_SANDBOX_TEST_SECRET");
+    REQUIRE(outcome.status.ok());
+    std::vector<std::string> env = lines(outcome.output);
+    // bubblewrap always sets PWD, to the working directory.
+    std::vector<std::string> expected = policy.env;
+    expected.push_back("PWD=/tmp");
+    CHECK(std::multiset<std::string>(env.begin(), env.end()) ==
+          std::multiset<std::string>(expected.begin(), expected.end()));
+}
+
+TEST_CASE("the command and channel descriptors reach the program") {
+    TempDir logs;
+    Child child = Child::spawn(sandboxed(probe, {"echo"}, base_policy(), logs.path + "/echo.log", true));
+    REQUIRE(child.command_fd() >= 0);
+    REQUIRE(child.channel_fd() >= 0);
+    const std::string command = "ping 42\n";
+    REQUIRE(::write(child.command_fd(), command.data(), command.size()) == static_cast<ssize_t>(command.size()));
+    bool eof = false;
+    std::string answer = read_channel(child.channel_fd(), "", Clock::now() + 60s, eof);
+    CHECK(eof);
+    CHECK(answer == "echo: ping 42\n");
+    CHECK(child.wait_until(Clock::now() + 60s).ok());
+
+    // With a channel, the program has exactly fds 0-4.
+    Child fds = Child::spawn(sandboxed(probe, {"fds"}, base_policy(), logs.path + "/fds.log", true));
+    CHECK(fds.wait_until(Clock::now() + 60s).ok());
+    CHECK(harness::read_file_tail(logs.path + "/fds.log", 4096) == "fds: 0 1 2 3 4\n");
+}
+
+TEST_CASE("a crash inside is reported as the signal") {
+    Outcome crash = run("fixture_crash", {});
+    CHECK(crash.status.kind == ExitStatus::Kind::signaled);
+    CHECK(crash.status.signal == SIGSEGV);
+    CHECK(crash.status.describe() == "killed by signal 11 (SIGSEGV)");
+    CHECK(contains(crash.output, "about to write through a null pointer"));
+
+    Outcome abort = run("fixture_abort", {});
+    CHECK(abort.status.kind == ExitStatus::Kind::signaled);
+    CHECK(abort.status.signal == SIGABRT);
+
+    Outcome exit3 = run("fixture_exit_code", {"3"});
+    CHECK(exit3.status.kind == ExitStatus::Kind::exited);
+    CHECK(exit3.status.code == 3);
+}
+
+TEST_CASE("the file-size limit holds inside") {
+    SandboxPolicy policy = base_policy();
+    policy.limits.max_file_bytes = 1 << 20;
+    Outcome flood = run("fixture_flood", {}, policy);
+    CHECK(flood.status.kind == ExitStatus::Kind::signaled);
+    CHECK(flood.status.signal == SIGXFSZ);
+    CHECK(flood.output.size() <= (1u << 20));
+    CHECK(contains(flood.output, "debug line 0: still going"));
+}
+
+TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies") {
+    if (!sandbox->enforces_process_limit()) {
+        const std::string why = "not run: " + sandbox->describe();
+        WARN_MESSAGE(false, why);
+        return;
+    }
+    // The limit counts every process of the host uid (65534, or ours when we are not root), those
+    // of other tests running sandboxes meanwhile included: 64 more than it has now.
+    const uid_t host_uid = runs_as_nobody() ? 65534 : ::getuid();
+    const unsigned long limit = 64 + static_cast<unsigned long>(tasks_of(host_uid));
+    SandboxPolicy policy = base_policy();
+    policy.limits.max_processes = limit;
+    TempDir logs;
+    // Bounded by the fixture too, so that a broken limit fails the test instead of the machine.
+    const std::string most = std::to_string(4 * limit);
+    Child child = Child::spawn(sandboxed(probe, {"fork_bomb", most}, policy, logs.path + "/bomb.log", true));
+    CHECK(child.wait_until(Clock::now() + 60s).ok());
+    const std::string output = harness::read_file_tail(logs.path + "/bomb.log", 4096);
+    CAPTURE(output);
+    CHECK(contains(output, "then: EAGAIN"));
+    const long forked = std::atol(output.c_str() + output.find("forked ") + 7);
+    CHECK(forked > 0);
+    CHECK(forked < static_cast<long>(limit));
+
+    // Every child of the bomb held the channel's write end: end of file means all are gone.
+    bool eof = false;
+    read_channel(child.channel_fd(), "", Clock::now() + 60s, eof);
+    CHECK(eof);
+    // And the machine still starts processes.
+    SpawnOptions after;
+    after.argv = {fixture("fixture_exit_code"), "0"};
+    CHECK(Child::spawn(after).wait_until(Clock::now() + 30s).ok());
+}
+
+TEST_CASE("a daemon does not outlive the program") {
+    TempDir logs;
+    Child child = Child::spawn(sandboxed(probe, {"daemon", "exit"}, base_policy(), logs.path + "/daemon.log", true));
+    bool eof = false;
+    CHECK(read_channel(child.channel_fd(), "daemon ready\n", Clock::now() + 60s, eof) == "daemon ready\n");
+    CHECK(child.wait_until(Clock::now() + 60s).ok());
+    // The daemon holds the channel's write end until it dies.
+    read_channel(child.channel_fd(), "", Clock::now() + 60s, eof);
+    CHECK(eof);
+}
+
+TEST_CASE("killing the sandbox's process group ends everything inside") {
+    TempDir logs;
+    Child child = Child::spawn(sandboxed(probe, {"daemon", "stay"}, base_policy(), logs.path + "/daemon.log", true));
+    bool eof = false;
+    CHECK(read_channel(child.channel_fd(), "daemon ready\n", Clock::now() + 60s, eof) == "daemon ready\n");
+    ExitStatus status = child.kill_and_reap();
+    CHECK(status.kind == ExitStatus::Kind::timed_out);
+    read_channel(child.channel_fd(), "", Clock::now() + 60s, eof);
+    CHECK(eof);
+}
+
+TEST_CASE("with gpu, /sys and every /dev/nvidia* node are there") {
+    SandboxPolicy policy = base_policy();
+    policy.gpu = true;
+    Outcome dev = run_probe({"list", "/dev"}, policy);
+    REQUIRE(dev.status.ok());
+    std::set<std::string> inside;
+    for (const auto& name : lines(dev.output))
+        if (name.rfind("nvidia", 0) == 0) inside.insert(name);
+    std::set<std::string> host;
+    for (const auto& entry : fs::directory_iterator("/dev"))
+        if (entry.path().filename().string().rfind("nvidia", 0) == 0) host.insert(entry.path().filename().string());
+    CHECK(inside == host);
+    CHECK(run_probe({"list", "/sys/devices"}, policy).status.ok());
+    // Without gpu, neither.
+    CHECK_FALSE(run_probe({"list", "/sys/devices"}).status.ok());
+}
+
+TEST_CASE("bwrap itself may lie below a 0700 directory") {
+    TempDir private_dir;
+    const std::string copy = private_dir.path + "/bwrap";
+    fs::copy_file(sandbox->bwrap(), copy);
+    fs::permissions(copy, fs::perms(0755));
+    std::string why;
+    std::optional<harness::Sandbox> found = harness::Sandbox::find(why, copy);
+    REQUIRE_MESSAGE(found, why);
+    CHECK(found->bwrap() == copy);
+    CHECK(found->enforces_process_limit() == sandbox->enforces_process_limit());   // no fallback to root
+    TempDir logs;
+    SpawnOptions inner;
+    inner.argv = {"/grader/probe", "ids"};
+    inner.output_file = logs.path + "/ids.log";
+    SandboxPolicy policy = base_policy();
+    policy.mounts = {{fixture(probe), "/grader/probe", false}};
+    CHECK(Child::spawn(found->wrap(inner, policy)).wait_until(Clock::now() + 60s).ok());
+    CHECK(contains(harness::read_file_tail(inner.output_file, 4096), "uid 65534 gid 65534"));
+}
+
+TEST_CASE("wrap refuses links and relative paths; find explains what is missing") {
+    TempDir dir;
+    write_text(dir.path + "/real.txt", "x");
+    fs::create_symlink(dir.path + "/real.txt", dir.path + "/link.txt");
+    SpawnOptions inner;
+    inner.argv = {"/bin/true"};
+    SandboxPolicy policy = base_policy();
+    policy.mounts = {{dir.path + "/link.txt", "/x", false}};
+    CHECK_THROWS_WITH_AS(sandbox->wrap(inner, policy), doctest::Contains("symbolic link"), std::runtime_error);
+    policy.mounts = {{dir.path + "/missing.txt", "/x", false}};
+    CHECK_THROWS_AS(sandbox->wrap(inner, policy), std::runtime_error);
+    policy.mounts = {{dir.path + "/real.txt", "relative", false}};
+    CHECK_THROWS_AS(sandbox->wrap(inner, policy), std::runtime_error);
+    policy.mounts.clear();
+    policy.env = {"NO_EQUALS_SIGN"};
+    CHECK_THROWS_AS(sandbox->wrap(inner, policy), std::runtime_error);
+
+    std::string why;
+    CHECK_FALSE(harness::Sandbox::find(why, "/nonexistent/bwrap"));
+    CHECK(contains(why, "bubblewrap"));
+    CHECK(contains(why, "--no-sandbox"));
+    CHECK_FALSE(harness::Sandbox::find(why, fixture("fixture_exit_code")));
+    CHECK(contains(why, "not"));
+
+    CHECK(sandbox->describe().rfind("bubblewrap ", 0) == 0);
+}
+
+int main(int argc, char** argv) {
+    std::string why;
+    std::optional<harness::Sandbox> found = harness::Sandbox::find(why);
+    if (!found) {
+        // If bwrap does make namespaces here, the failure is find()'s own: fail, do not skip.
+        auto bare = harness::run_command({"bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind",
+                                          "/", "/", "true"},
+                                         60s);
+        if (bare.status.ok()) {
+            std::printf("test_sandbox: FAILED: bwrap works here, yet Sandbox::find says: %s\n", why.c_str());
+            return 1;
+        }
+        std::printf("test_sandbox: SKIPPED: %s\n", why.c_str());
+        return 77;
+    }
+    std::printf("test_sandbox: %s\n", found->describe().c_str());
+    sandbox = &*found;
+    doctest::Context context(argc, argv);
+    return context.run();
+}
