@@ -1,18 +1,52 @@
 #!/bin/sh
-# A stand-in for nvcc in the host-only tests of `grade`: instead of compiling, it writes a small
-# script that starts fake_runner with the behaviour the "source" asks for in a line
-#   // FAKE_RUNNER: <behaviour>
-# A source containing FAKE_COMPILE_ERROR fails to compile like a real syntax error would.
-# usage (as grade calls nvcc): fake_nvcc.sh <flags...> -o OUTPUT SOURCE.cu LIBS...
-fake_runner="$FAKE_RUNNER"
-out= src=
+# A stand-in for nvcc in the host-only tests of `grade`, installed by CMake as
+# <build>/tests/fake_toolchain/root/bin/nvcc beside fake_runner, so that the root looks like a
+# (tiny) CUDA toolkit the sandbox can bind read-only. It takes the two command lines `grade` runs
+# (grading/src/build.cpp):
+#
+#   compile: nvcc -c <flags> -MD -MF DEPS [-MT TARGET] -o OBJECT SOURCE.cu
+#     writes a real ELF object (cc -c of a generated C file, so that nm reads it) and the make-style
+#     dependency list. What the "source" asks for, one line each:
+#       // FAKE_RUNNER: <behaviour>       what the linked runner does (fake_runner.cpp; default correct)
+#       // FAKE_DEFINES: sym [weak:sym]   global functions the object defines (raw symbol names)
+#       // FAKE_INCLUDES: path ...        more files in the dependency list; @ROOT@ is this root
+#       FAKE_COMPILE_ERROR                fails like a syntax error
+#       FAKE_COMPILER_HANG                never finishes
+#       FAKE_LINK_ERROR                   the link fails like a duplicate definition
+#   link:    nvcc <flags> -o RUNNER RUNNER_OBJECT SUBMISSION_OBJECT
+#     copies fake_runner to RUNNER with a trailer "FAKE_RUNNER_BEHAVIOUR=<behaviour>;" that
+#     fake_behaviour() (fake_behaviour.cpp) reads back from /proc/self/exe.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+compile=no out= src= deps= target= last_object=
 while [ $# -gt 0 ]; do
   case "$1" in
+    -c) compile=yes ;;
     -o) out="$2"; shift ;;
+    -MF) deps="$2"; shift ;;
+    -MT) target="$2"; shift ;;
     *.cu) src="$1" ;;
+    *.o) last_object="$1" ;;
   esac
   shift
 done
+
+if [ "$compile" = no ]; then
+  if [ -z "$out" ] || [ -z "$last_object" ]; then echo "fake nvcc: link needs -o and objects" >&2; exit 2; fi
+  if grep -q -a FAKE_LINK_ERROR_MARK "$last_object"; then
+    echo "/usr/bin/ld: $last_object: multiple definition of \`main'; grader_runner.o: first defined here" >&2
+    exit 1
+  fi
+  behaviour=$(grep -a -o 'FAKE_RUNNER_BEHAVIOUR=[^;]*;' "$last_object" | head -n 1 | sed 's/^FAKE_RUNNER_BEHAVIOUR=//; s/;$//')
+  [ -n "$behaviour" ] || behaviour=correct
+  cp "$root/bin/fake_runner" "$out" || exit 1
+  printf '\nFAKE_RUNNER_BEHAVIOUR=%s;\n' "$behaviour" >> "$out"
+  chmod 755 "$out"
+  exit 0
+fi
+
+if [ -z "$src" ] || [ -z "$out" ]; then echo "fake nvcc: compile needs -o and a .cu source" >&2; exit 2; fi
+if [ ! -r "$src" ]; then echo "fake nvcc: cannot read $src" >&2; exit 1; fi
 if grep -q FAKE_COMPILE_ERROR "$src"; then
   echo "$src(3): error: expected a \";\"" >&2
   echo "1 error detected in the compilation of \"$src\"." >&2
@@ -23,5 +57,37 @@ if grep -q FAKE_COMPILER_HANG "$src"; then
 fi
 behaviour=$(sed -n 's|.*// FAKE_RUNNER: *\([^ ]*\).*|\1|p' "$src" | head -n 1)
 [ -n "$behaviour" ] || behaviour=correct
-printf '#!/bin/sh\nexec "%s" --behaviour "%s" "$@"\n' "$fake_runner" "$behaviour" > "$out"
-chmod +x "$out"
+defines=$(sed -n 's|.*// FAKE_DEFINES:||p' "$src")
+includes=$(sed -n 's|.*// FAKE_INCLUDES:||p' "$src" | sed "s|@ROOT@|$root|g")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fake-nvcc-XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+{
+  printf '__attribute__((used)) const char fake_runner_behaviour[] = "FAKE_RUNNER_BEHAVIOUR=%s;";\n' "$behaviour"
+  if grep -q FAKE_LINK_ERROR "$src"; then
+    printf '__attribute__((used)) const char fake_link_error[] = "FAKE_LINK_ERROR_MARK";\n'
+  fi
+  printf 'void fake_submission_launcher(void) {}\n'
+  k=0
+  for symbol in $defines; do
+    case "$symbol" in
+      weak:*) symbol=${symbol#weak:}; attribute='__attribute__((weak))' ;;
+      *) attribute= ;;
+    esac
+    printf '%s void fake_defined_%d(void) __asm__("%s");\n%s void fake_defined_%d(void) {}\n' \
+      "$attribute" "$k" "$symbol" "$attribute" "$k"
+    k=$((k + 1))
+  done
+} > "$work/submission.c"
+cc -c -o "$out" "$work/submission.c" || exit 1
+
+if [ -n "$deps" ]; then
+  escape() { printf '%s' "$1" | sed 's/ /\\ /g'; }
+  {
+    printf '%s : %s' "${target:-$out}" "$(escape "$src")"
+    printf ' \\\n    /usr/include/stdc-predef.h'
+    for path in $includes; do printf ' \\\n    %s' "$(escape "$path")"; done
+    printf '\n'
+  } > "$deps"
+fi
+exit 0

@@ -1,16 +1,19 @@
-// A stand-in for an exercise runner that needs no GPU: it speaks the runner's channel protocol
-// and computes its "output" on the CPU, or misbehaves on purpose. With fake_nvcc.sh it lets the
-// tests drive the real `grade` end to end on a machine without a GPU (CI).
+// A stand-in for an exercise runner that needs no GPU: it answers the grader's commands like the
+// real runner (harness/runner/runner_main.cu) and computes its "output" on the CPU, or misbehaves
+// on purpose. With the fake toolchain it lets the tests drive the real `grade` end to end on a
+// machine without a GPU (CI). Its "kernel" is a 20 ms sleep, which its events time honestly.
 //
-//   fake_runner --behaviour B --exercise NAME --cases 0,1,... [--reps N] [--warmup N]
+//   fake_runner --exercise NAME      (the behaviour comes from fake_behaviour(): see fake_nvcc.sh)
 //
 // Behaviours: correct | exclusive_scan | unwritten | hang_at:K | crash_at:K | cuda_error_at:K |
-// fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream
-// (correct, but its timing says work escaped the events) | too_fast | cached_timing |
-// forged_timing (sends a second timing message, as submitted code writing to the channel would) |
-// garbage_meta | escape (forks a grandchild that calls setsid and sleeps forever) | racy (wrong,
-// and a second run gives another output)
+// fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream (its
+// events report 20 ms of a 200 ms launch, as work on another stream would) | too_fast (reports a
+// time no memory allows) | cached_replay (answers every timed repetition with the output of the
+// case's own input) | forged_timing (sends a second `launched`, as submitted code writing to the
+// channel would) | garbage_meta | escape (forks a grandchild named grader_escapee that calls
+// setsid and sleeps forever) | racy (wrong, and a second run gives another output)
 #include <chrono>
+#include <sys/prctl.h>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -26,6 +29,9 @@
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
 #include "harness/poison.hpp"
+#include "harness/process.hpp"
+#include "harness/variant.hpp"
+#include "fake_behaviour.hpp"
 
 using namespace harness;
 
@@ -85,73 +91,107 @@ int at(const std::string& behaviour, const std::string& prefix)
     return behaviour.rfind(prefix, 0) == 0 ? std::stoi(behaviour.substr(prefix.size())) : -1;
 }
 
+// The checksum of a correct output for these inputs (what the GPU runner computes on its output).
+std::uint64_t correct_checksum(const Exercise& e, const Case& c, const CaseInputs& inputs)
+{
+    const Expected expected = golden(e, c, inputs);
+    if (element_type(e.family) == ElementType::f64) return output_checksum(expected.value.data(), expected.value.size());
+    std::vector<float> values(expected.value.begin(), expected.value.end());
+    return output_checksum(values.data(), values.size());
+}
+
+// A grandchild that leaves the runner's process group and would live on; it has its name before
+// the runner goes on, so a test that finds no process of that name knows it was killed.
+void escape()
+{
+    int ready[2];
+    if (pipe(ready) != 0) return;
+    if (fork() == 0) {
+        setsid();
+        prctl(PR_SET_NAME, "grader_escapee");
+        char byte = 1;
+        if (write(ready[1], &byte, 1) != 1) _exit(1);
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    char byte = 0;
+    if (read(ready[0], &byte, 1) != 1) std::exit(5);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    std::string behaviour = "correct", exercise_name, cases_text;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string flag = argv[i];
-        if (flag == "--behaviour") behaviour = argv[i + 1];
-        else if (flag == "--exercise") exercise_name = argv[i + 1];
-        else if (flag == "--cases") cases_text = argv[i + 1];
-    }
-    auto channel = ChannelWriter::from_environment();
+    const std::string behaviour = fake_behaviour();
+    std::string exercise_name;
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (std::string(argv[i]) == "--exercise") exercise_name = argv[i + 1];
     const Exercise* exercise = find_exercise(exercise_name);
-    if (!channel || !exercise) return 2;
+    if (!exercise) return 2;
     const auto cases = cases_for(*exercise);
+    ChannelWriter channel(child_channel_fd);
+    ChannelReader commands(child_command_fd);
 
-    channel->send(MessageType::hello, {{"exercise", exercise->name}, {"device", "fake device (CPU)"}, {"cc", "0.0"},
-                                       {"l2_bytes", 0}, {"peak_gb_s", 1000.0},
-                                       {"launcher_found", behaviour != "no_launcher"}});
-    if (behaviour == "no_launcher") return channel->send(MessageType::done, nlohmann::json::object()), 0;
+    channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", behaviour != "no_launcher"}});
     if (behaviour == "fake_score")
         std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})" << "\nALL TESTS PASSED"
                   << std::endl;
 
-    for (std::size_t pos = 0; pos < cases_text.size();) {
-        const std::size_t comma = cases_text.find(',', pos);
-        const int index = std::stoi(cases_text.substr(pos, comma - pos));
-        pos = comma == std::string::npos ? cases_text.size() : comma + 1;
-        const Case& c = cases.at(static_cast<std::size_t>(index));
-        channel->send(MessageType::case_begin, {{"case", index}});
-        if (behaviour == "escape" && index == 0 && fork() == 0) {
-            // A grandchild that leaves the runner's process group and would live on.
-            setsid();
-            std::ofstream("escaped.pid") << getpid() << "\n";
-            for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    const Case* current = nullptr;
+    CaseInputs inputs;
+    std::uint64_t key = 0;
+    for (;;) {
+        Message command;
+        if (commands.receive(command, std::chrono::steady_clock::time_point::max()) != ChannelReader::Result::message) return 0;
+        switch (command.type) {
+        case MessageType::run_case: {
+            const int index = command.meta.at("case").get<int>();
+            current = &cases.at(static_cast<std::size_t>(index));
+            if (behaviour == "escape" && index == 0) escape();
+            if (index == at(behaviour, "hang_at:"))
+                for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+            if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
+            if (index == at(behaviour, "cuda_error_at:")) {
+                channel.send(MessageType::cuda_error, {{"case", index}, {"phase", "launch"}, {"error", "cudaErrorIllegalAddress"},
+                                                       {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
+                return 3;
+            }
+            inputs = make_inputs(*exercise, *current);
+            if (behaviour == "garbage_meta" && index == 2) {
+                channel.send(MessageType::case_output, {{"case", "two"}});
+                break;
+            }
+            send_output(channel, *exercise, *current, behaviour);
+            break;
         }
-        if (index == at(behaviour, "hang_at:"))
-            for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-        if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
-        if (index == at(behaviour, "cuda_error_at:")) {
-            channel->send(MessageType::cuda_error, {{"case", index}, {"phase", "launch"}, {"error", "cudaErrorIllegalAddress"},
-                                                    {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
-            return 3;
+        case MessageType::prepare:
+            key = command.meta.at("key").get<std::uint64_t>();
+            channel.send(MessageType::prepared, nlohmann::json::object());
+            break;
+        case MessageType::launch: {
+            const auto start = std::chrono::steady_clock::now();
+            if (behaviour != "too_fast")
+                std::this_thread::sleep_for(std::chrono::milliseconds(behaviour == "hidden_stream" ? 200 : 20));
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            const double reported = behaviour == "too_fast" ? 1e-4 : behaviour == "hidden_stream" ? 20.0 : ms;
+            channel.send(MessageType::launched, {{"event_ms", reported}});
+            if (behaviour == "forged_timing") channel.send(MessageType::launched, {{"event_ms", 1e-3}});
+            break;
         }
-        const std::uint64_t out_checksum = send_output(*channel, *exercise, c, behaviour);
-        if (c.timed) {
-            // Five event times, then five host times: hidden_stream fakes work the events miss,
-            // too_fast a time no memory allows, cached_timing a launcher that skips repeated work.
-            const float event_ms = behaviour == "too_fast" ? 1e-4f : 1.0f;
-            std::vector<float> samples(10, event_ms);
-            for (std::size_t k = 5; k < 10; ++k) samples[k] = behaviour == "hidden_stream" ? 4.0f : event_ms * 1.02f;
-            channel->send(MessageType::timing,
-                          {{"case", index}, {"reps", 5}, {"warmup", 0},
-                           {"output_checksum", behaviour == "cached_timing" ? out_checksum + 1 : out_checksum}},
-                          samples.data(), samples.size() * sizeof(float));
+        case MessageType::checksum:
+            channel.send(MessageType::checksummed,
+                         {{"checksum", correct_checksum(*exercise, *current,
+                                                        behaviour == "cached_replay" ? inputs : make_variant(inputs, key))}});
+            break;
+        case MessageType::calibrate:
+            // A "device" whose copy bandwidth is 10 GB/s: the 20 ms "kernel" (80 MB of a 10M scan, 4 GB/s)
+            // is plausible, an answer within a pipe's round trip is not, however loaded the machine.
+            channel.send(MessageType::calibration, {{"device", "fake device (CPU)"}, {"cc", "0.0"}, {"copy_gb_s", 10.0}});
+            break;
+        case MessageType::quit:
+            channel.send(MessageType::done, nlohmann::json::object());
+            return 0;
+        default:
+            return 4;
         }
-        if (behaviour == "forged_timing" && c.timed) {
-            const std::vector<float> tiny(10, 1e-3f);
-            channel->send(MessageType::timing, {{"case", index}, {"reps", 5}, {"output_checksum", out_checksum}},
-                          tiny.data(), tiny.size() * sizeof(float));
-        }
-        if (behaviour == "garbage_meta" && index == 2) {
-            channel->send(MessageType::case_end, {{"case", "two"}});
-            continue;
-        }
-        channel->send(MessageType::case_end, {{"case", index}});
     }
-    channel->send(MessageType::done, nlohmann::json::object());
-    return 0;
 }

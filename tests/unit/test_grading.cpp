@@ -151,17 +151,21 @@ TEST_CASE("submission discovery: anywhere below, unique names, missing files")
     fs::remove_all(dir);
 }
 
-TEST_CASE("the compile command follows CONTRACT.md")
+TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after the runner object")
 {
-    Toolchain t{"nvcc", "90", "/lib/libgrader_runner.a", "/lib/libharness.a"};
-    const auto command = runner_compile_command(t, "a.cu", "runner");
-    const std::string joined = [&] {
+    const auto joined = [](const std::vector<std::string>& command) {
         std::string s;
         for (const auto& part : command) s += part + " ";
         return s;
-    }();
-    CHECK(joined.find("-O3 -std=c++17 -lineinfo -arch=sm_90 -cudart static") != std::string::npos);
-    CHECK(joined.find("a.cu /lib/libgrader_runner.a /lib/libharness.a") != std::string::npos);
+    };
+    const std::string compile = joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d"));
+    CHECK(compile.find("nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_90 ") == 0);
+    CHECK(compile.find("-MD -MF out/deps.d") != std::string::npos);
+    CHECK(compile.find("-o out/submission.o a.cu") != std::string::npos);
+    const std::string link = joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
+    CHECK(link.find("-arch=sm_90 -cudart static -o out/runner /lib/grader_runner.o out/submission.o") != std::string::npos);
+    CHECK(joined(symbols_command("out/submission.o")) == "nm -P -t d out/submission.o ");
+    CHECK(default_toolchain("/opt/grader/bin/grade").runner_object == "/opt/grader/lib/grader_runner.o");
 }
 
 TEST_CASE("results JSON matches the published schema, and the schema rejects a forged document")

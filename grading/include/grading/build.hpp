@@ -1,11 +1,31 @@
-// Finding a submission's files and compiling each into its own runner, in parallel, each with a
-// time limit. A file that does not compile fails only its own exercise.
+// Finding a submission's files and building each into its own runner, in parallel, each step with
+// a time limit and, unless --no-sandbox, inside the sandbox. A file that does not build fails only
+// its own exercise.
+//
+// One file's build, four commands (each a child process; in the sandbox each sees only the
+// toolchain, the read-only system and the files named here):
+//   1. compile   nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_XX -MD -MF deps.d -MT submission.o
+//                     -o submission.o SOURCE
+//   2. includes  the dependency list the compiler wrote (host and device passes) is read: a file
+//                that is neither the source, nor a header of the toolchain, nor one of the C/C++
+//                system makes the submission invalid; a header of CUB, Thrust, cuBLAS, ... is
+//                library use, however the source spelled it
+//   3. symbols   nm -P -t d submission.o: a definition of main, of a CUDA entry point or of a
+//                symbol of the runner or its runtime makes the submission invalid
+//                (forbidden_definition below)
+//   4. link      nvcc -arch=sm_XX -cudart static -o runner grader_runner.o submission.o: the runner
+//                is one relocatable object, first on the line, so a duplicate fails the link
 #pragma once
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
+
+namespace harness {
+class Sandbox;
+}
 
 namespace grading {
 
@@ -20,37 +40,110 @@ struct SubmissionFile {
 std::vector<SubmissionFile> find_submission(const std::string& directory, const std::vector<std::string>& exercises);
 
 // Names of libraries the source calls that the exercise must not (CUB, Thrust, cuBLAS, ...),
-// from its #include lines and namespaces, comments and strings ignored.
+// from its #include lines and namespaces, comments and strings ignored. A hint only: the build
+// decides from the compiler's dependency list (check_dependencies), which macros cannot hide.
 std::vector<std::string> detect_library_use(const std::string& source);
 // The same from the linked runner's bytes: CUB's and Thrust's kernels and functions carry their
-// namespace in their mangled names, however the source spelled them (macros, other headers).
+// namespace in their mangled names. build_runners applies it to every runner it links.
 std::vector<std::string> detect_library_symbols(const std::string& executable_bytes);
 
 struct Toolchain {
-    std::string nvcc;                  // compiler
+    std::string nvcc;                  // compiler; its root (nvcc's ../) holds the CUDA headers
     std::string arch;                  // e.g. "90" for sm_90
-    std::string runner_library;        // libgrader_runner.a
-    std::string harness_library;       // libharness.a
-    std::chrono::seconds compile_limit{180};
+    std::string runner_object;         // lib/grader_runner.o: the runner and harness_core, one object
+    std::chrono::seconds compile_limit{180};   // per step (compile, link)
 };
 
-// Where `grade` finds the compiler and the runner libraries when nothing overrides them.
+// Where `grade` finds the compiler and the runner object when nothing overrides them.
 Toolchain default_toolchain(const std::string& grade_executable);
 
 struct BuildResult {
-    bool ok = false;
+    bool ok = false;                   // a runner was linked at `executable`
     std::string executable;
-    std::string output;                // compiler messages
-    std::string failure;               // "compile error", "compiler timed out", ...
+    std::string output;                // compiler and linker messages
+    std::string failure;               // when !ok and invalid is empty: "compile error", ...
+    std::string invalid;               // non-empty: an invalid_submission, this one-line message (ok is false)
+    std::vector<std::string> library_use;    // "CUB", "Thrust", ...: from the headers read and the runner's symbols
+    std::vector<std::string> dependencies;   // every file the compile read, as the compiler listed them
     double seconds = 0;
 };
 
-// The nvcc command line for one runner (CONTRACT.md: -O3 -std=c++17 -lineinfo, static runtime).
-std::vector<std::string> runner_compile_command(const Toolchain& toolchain, const std::string& source,
-                                                const std::string& executable);
+// The commands of one build (CONTRACT.md: -O3 -std=c++17 -lineinfo, static runtime). `nvcc` is the
+// compiler as the step sees it (inside the sandbox: under the toolchain root's real path).
+std::vector<std::string> compile_command(const std::string& nvcc, const std::string& arch, const std::string& source,
+                                         const std::string& object, const std::string& deps_file);
+std::vector<std::string> symbols_command(const std::string& object);
+std::vector<std::string> link_command(const std::string& nvcc, const std::string& arch,
+                                      const std::string& runner_object, const std::string& object,
+                                      const std::string& executable);
 
-// Compiles every (source, executable) pair, `jobs` at a time; results in the same order.
+// Builds every (source, executable) pair, `jobs` at a time; results in the same order. Each step
+// runs in `sandbox` (nullptr: directly, for trusted code with --no-sandbox). The build's files go
+// to <executable's folder>/build/. Throws std::runtime_error when the grader's own runner object
+// cannot be read (an error of the grading environment, not of any submission).
 std::vector<BuildResult> build_runners(const Toolchain& toolchain,
-                                       const std::vector<std::pair<std::string, std::string>>& jobs_list, int jobs);
+                                       const std::vector<std::pair<std::string, std::string>>& work, int jobs,
+                                       const harness::Sandbox* sandbox);
+
+// ---- The pieces of the checks, exposed for the tests ----
+
+// The prerequisites of a make rule as compilers write it (-MD): "target : a b\<newline> c", with
+// "\ " for a space in a name; every rule's prerequisites, in order, without repeats.
+std::vector<std::string> parse_make_dependencies(const std::string& text);
+
+// The toolchain's root: nvcc's real path (PATH searched when it has no slash), two levels up.
+std::string toolchain_root(const std::string& nvcc);
+// The folders whose headers a submission may read: the toolchain's include folders (<root>/include,
+// <root>/targets/*/include, real paths) and the C/C++ system's (/usr/include, /usr/lib/gcc).
+std::vector<std::string> header_roots(const std::string& toolchain_root);
+
+// The library a header belongs to ("CUB", "Thrust", "cuBLAS", "cuda::std algorithms", ...), from its
+// path below a header root; empty when it is none of them.
+std::string library_of_header(const std::string& path_below_root);
+
+struct DependencyCheck {
+    std::vector<std::string> library_use;   // in the order their first header was read
+    std::vector<std::string> outside;       // files neither the source nor under a header root (real paths)
+};
+// `source` is the source as the compiler was given it. Paths are resolved (symbolic links, "..")
+// before they are compared with the roots, so a path built by macros is judged by where it leads.
+DependencyCheck check_dependencies(const std::vector<std::string>& dependencies, const std::string& source,
+                                   const std::vector<std::string>& roots);
+
+// One line of `nm -P -t d`: name, type letter (T, W, U, ...).
+struct Symbol {
+    std::string name;
+    char type = '?';
+};
+std::vector<Symbol> parse_nm(const std::string& text);
+
+// What a submission must not define, from the symbols of the runner object, of libcudart_static.a
+// and of the C/C++ runtime libraries the link uses.
+struct ForbiddenSymbols {
+    struct Definition {
+        bool weak_only = true;         // every definer defines it weakly
+        std::string owner;             // who defines it, for the message
+    };
+    std::map<std::string, std::string> referenced;   // name -> who calls it (the runner, the CUDA runtime)
+    std::map<std::string, Definition> defined;       // name -> its definitions elsewhere in the link
+    std::vector<std::string> launcher_prefixes;      // "_Z16scan_kogge_stone": the contract's launchers
+};
+// Reads the runner object, <root>'s libcudart_static.a and the C/C++ runtime libraries the host
+// compiler finds (g++ -print-file-name: libc, libstdc++, libgcc_s, libpthread, libdl, librt) with
+// nm, at grade time: the set always matches the runner object in use. Throws std::runtime_error if
+// the runner object cannot be read.
+ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::string& toolchain_root);
+
+// Empty when the submission's symbols are allowed, else why not, naming the first symbol that is
+// not (demangled): a definition (strong or weak) of
+//   - main;
+//   - an unmangled name starting with cuda, __cuda, or cu and a capital (CUDA runtime/driver);
+//   - a symbol the runner object references, unless it is a contract launcher;
+//   - a symbol the runner object, libcudart_static.a or the C/C++ runtime define, except a weak
+//     definition of a C++ name (or DW.ref.*) that all of them define only weakly: template
+//     instantiations and inline functions, where the runner object, first on the link line, wins;
+//   - a symbol libcudart_static.a references.
+// Symbol versions ("write@GLIBC_2.2.5") are ignored. Undefined and local symbols never count.
+std::string forbidden_definition(const std::vector<Symbol>& submission, const ForbiddenSymbols& forbidden);
 
 }  // namespace grading
