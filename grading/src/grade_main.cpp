@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "grader_config.hpp"
@@ -10,6 +11,7 @@
 #include "grading/report.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/sandbox.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,6 +38,13 @@ Grades a directory of <exercise>.cu files (see CONTRACT.md) and writes results.j
   --arch NN              GPU architecture, e.g. 90 for sm_90 (default: the build's)
   --no-reference-timing  do not time the hidden reference (no speed points)
   --reference-runner P   the reference runner to time against (default: next to grade)
+  --no-sandbox           run submitted code without the bubblewrap sandbox: for trusted code only
+                         (results.json records it); without this option, grade refuses to grade
+                         on a machine where the sandbox cannot run
+  --bwrap PATH           the bubblewrap executable (default: bwrap from PATH)
+  --keep-work            keep the runners and logs under the work directory after grading
+
+Exit codes: 0 graded, 2 usage error, 3 the grading environment is not usable (no sandbox).
 )";
 
 void list_cases(const std::vector<std::string>& names)
@@ -80,8 +89,8 @@ int main(int argc, char** argv)
     const fs::path bin_dir = fs::weakly_canonical(fs::path(argv[0])).parent_path();
     if (fs::exists(bin_dir / "grader_reference_runner"))
         options.reference_runner = (bin_dir / "grader_reference_runner").string();
-    std::string output = "results.json", gradescope, exercise_list;
-    bool list = false;
+    std::string output = "results.json", gradescope, exercise_list, bwrap;
+    bool list = false, no_sandbox = false;
 
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
@@ -105,6 +114,9 @@ int main(int argc, char** argv)
             else if (flag == "--nvcc") options.toolchain.nvcc = value();
             else if (flag == "--arch") options.toolchain.arch = value();
             else if (flag == "--no-reference-timing") options.reference_runner.clear();
+            else if (flag == "--no-sandbox") no_sandbox = true;
+            else if (flag == "--bwrap") bwrap = value();
+            else if (flag == "--keep-work") options.keep_work = true;
             else if (flag == "--reference-runner") options.reference_runner = value();
             else if (flag == "--rubric") {
                 std::ifstream file(value());
@@ -131,10 +143,25 @@ int main(int argc, char** argv)
             return fail("no case '" + options.case_label + "' in " + options.exercises[0] + " (see --list)");
     }
 
+    // Submitted code runs only inside the sandbox; a machine where it cannot run is an error of the
+    // grading environment, never a reason to run the code unprotected or to score it zero.
+    std::optional<harness::Sandbox> sandbox;
+    if (!no_sandbox) {
+        std::string why;
+        sandbox = harness::Sandbox::find(why, bwrap);
+        if (!sandbox) {
+            std::cerr << "grade: cannot sandbox submitted code: " << why
+                      << "\n  (install Debian's bubblewrap package, or pass --no-sandbox for trusted code only)\n";
+            return 3;
+        }
+        options.sandbox = &*sandbox;
+    }
+    options.grade_command = argv[0];
+
     try {
         const grading::GradeReport report = grading::grade(options, std::cout);
-        std::ofstream(output) << grading::to_json(report).dump(2) << "\n";
-        if (!gradescope.empty()) std::ofstream(gradescope) << grading::to_gradescope(report).dump(2) << "\n";
+        grading::write_file_atomically(output, grading::to_json(report).dump(2) + "\n");
+        if (!gradescope.empty()) grading::write_file_atomically(gradescope, grading::to_gradescope(report).dump(2) + "\n");
         grading::print_summary_table(report, std::cout);
         std::cout << "results written to " << output << "\n";
     } catch (const std::exception& e) {

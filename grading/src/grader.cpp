@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <cstdlib>
 
 #include "grader_config.hpp"
 #include "harness/cases.hpp"
@@ -20,10 +20,29 @@ namespace grading {
 namespace {
 
 using harness::CaseRun;
-using detail::TimingSamples;
-using detail::samples_of;
+using detail::ReferenceReps;
 using detail::describe_case;
 using detail::judge;
+
+// Limits on a sandboxed runner: generous for any honest kernel of the course, small enough that a
+// fork bomb, a flood of output or a runaway allocation stays inside its own exercise.
+harness::ProcessLimits runner_limits()
+{
+    harness::ProcessLimits limits;
+    limits.max_processes = 512;          // threads count too (the CUDA runtime starts a few)
+    limits.max_open_files = 1024;
+    limits.cpu_seconds = 900;
+    limits.max_data_bytes = 32ull << 30; // the largest case needs a few GiB on the host
+    return limits;
+}
+
+// The environment of submitted code: only what the grader chose.
+std::vector<std::string> sandbox_environment()
+{
+    std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LC_ALL=C"};
+    if (const char* libraries = std::getenv("LD_LIBRARY_PATH")) env.push_back(std::string("LD_LIBRARY_PATH=") + libraries);
+    return env;
+}
 
 std::string utc_now()
 {
@@ -31,14 +50,6 @@ std::string utc_now()
     char text[32];
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     return text;
-}
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream file(path, std::ios::binary);
-    std::stringstream s;
-    s << file.rdbuf();
-    return s.str();
 }
 
 std::string progress_line(const CaseResult& r, std::size_t position, std::size_t total)
@@ -71,39 +82,55 @@ std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, con
     return only ? std::vector<harness::Case>{*only} : std::vector<harness::Case>{};
 }
 
+// How runner process k of an exercise starts: the submission's runner in the sandbox (unless
+// --no-sandbox), the reference runner as the grader's own program.
 harness::RunRequest make_request(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
                                  const std::string& runner, bool timed_only, const GradeOptions& options,
-                                 const std::string& log)
+                                 const std::string& log, bool trusted)
 {
     harness::RunRequest request;
-    request.runner = runner;
     request.exercise = exercise.name;
-    request.working_dir = (fs::path(options.work_dir) / exercise.name).string();   // nothing to overwrite there
-    request.log_prefix = (fs::path(request.working_dir) / log).string();
+    const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
+    const harness::Sandbox* sandbox = trusted ? nullptr : options.sandbox;
+    request.spawn = [=](int k) {
+        harness::SpawnOptions spawn;
+        spawn.output_file = (dir / (log + "-" + std::to_string(k) + ".log")).string();
+        if (sandbox == nullptr) {
+            spawn.argv = {runner};
+            spawn.working_dir = dir.string();
+            return spawn;
+        }
+        spawn.argv = {"/grader/runner"};
+        harness::SandboxPolicy policy;
+        policy.gpu = true;
+        policy.mounts = {{runner, "/grader/runner", false}};
+        policy.env = sandbox_environment();
+        policy.limits = runner_limits();
+        return sandbox->wrap(spawn, policy);
+    };
     for (const auto& c : cases)
         if (!timed_only || c.timed) request.cases.push_back({c.index, c.n, c.timed});
     return request;
 }
 
-// The reference's timings of an exercise's speed cases, on this GPU, right before the submission's
-// own run of the exercise: the closer in time the two are, the less drift between them. (What an
-// earlier submission's runner left behind is killed when that runner ends.)
-std::map<int, TimingSamples> time_reference(const GradeOptions& options, const harness::Exercise& exercise)
+// The reference's repetitions of an exercise's speed cases, on this GPU, right before the
+// submission's own run of the exercise: the closer in time the two are, the less drift between them.
+ReferenceReps time_reference(const GradeOptions& options, const harness::Exercise& exercise)
 {
-    std::map<int, TimingSamples> samples;
-    if (options.reference_runner.empty()) return samples;
+    ReferenceReps reps;
+    if (options.reference_runner.empty()) return reps;
     const auto request = make_request(exercise, cases_to_grade(exercise, options), options.reference_runner, true,
-                                      options, "reference");
+                                      options, "reference", true);
     if (!request.cases.empty())
         harness::run_exercise(request, options.limits, [&](CaseRun&& run) {
-            if (run.timing) samples[run.index] = samples_of(*run.timing);
+            if (!run.reps.empty()) reps[run.index] = std::move(run.reps);
         });
-    return samples;
+    return reps;
 }
 
 ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exercise& exercise,
                               const SubmissionFile& file, const BuildResult* build,
-                              const std::map<int, TimingSamples>& reference_samples, GradeReport& report,
+                              const ReferenceReps& reference, GradeReport& report,
                               std::ostream& progress)
 {
     ExerciseResult result;
@@ -119,6 +146,11 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     } else if (file.symlink) {
         result.status = "invalid_submission";
         result.message = exercise.name + ".cu is a symbolic link; submit the file itself";
+    } else if (!build->invalid.empty()) {
+        result.status = "invalid_submission";
+        result.message = build->invalid;
+        result.compile_output = build->output;
+        result.compile_seconds = build->seconds;
     } else if (!build->ok) {
         result.status = "compile_error";
         result.message = build->failure;
@@ -133,22 +165,19 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     }
     result.compile_output = build->output;
     result.compile_seconds = build->seconds;
-    result.library_use = detect_library_use(read_text(file.path));
-    for (const auto& name : detect_library_symbols(read_text(build->executable)))
-        if (std::find(result.library_use.begin(), result.library_use.end(), name) == result.library_use.end())
-            result.library_use.push_back(name);
+    result.library_use = build->library_use;
 
     const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
-    const auto request = make_request(exercise, cases, build->executable, false, options, "runner");
+    const auto request = make_request(exercise, cases, build->executable, false, options, "runner", false);
     std::size_t position = 0;
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                [&](const harness::Case& k) { return k.index == case_run.index; });
-        CaseResult r = describe_case(exercise, c, options.submission);
+        CaseResult r = describe_case(exercise, c, options.submission, options.grade_command);
         const auto check_started = std::chrono::steady_clock::now();
         try {
-            judge(exercise, c, case_run, reference_samples, r);
+            judge(exercise, c, case_run, reference, r);
         } catch (const std::exception& e) {   // data the runner never sends: forged or corrupted
             r.status = "protocol_error";
             r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
@@ -159,13 +188,10 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         progress << progress_line(r, ++position, cases.size()) << "\n" << std::flush;
         result.cases.push_back(std::move(r));
     });
-    detail::reject_impossible_timings(run.hello.is_object() ? run.hello.value("peak_gb_s", 0.0) : 0.0, result);
-    if (report.device.empty() && run.hello.is_object()) {
-        report.device = run.hello.value("device", std::string());
-        report.compute_capability = run.hello.value("cc", std::string());
-    }
+    detail::reject_impossible_timings(report.calibration.value("copy_gb_s", 0.0), result);
+    const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
     for (int k = 1; k <= run.processes; ++k) {
-        const std::string tail = harness::read_file_tail(request.log_prefix + "-" + std::to_string(k) + ".log", 4096);
+        const std::string tail = harness::read_file_tail((dir / ("runner-" + std::to_string(k) + ".log")).string(), 4096);
         if (!tail.empty()) result.runner_output += tail;
     }
     if (result.runner_output.size() > 8192) result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
@@ -198,6 +224,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     report.grader_version = GRADER_VERSION;
     report.started_at = utc_now();
     report.submission = options.submission;
+    report.sandbox = options.sandbox ? options.sandbox->describe() : "none (--no-sandbox)";
     fs::create_directories(options.work_dir);
 
     const auto files = find_submission(options.submission, options.exercises);
@@ -212,13 +239,27 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     }
     progress << "grade: " << options.submission << ": compiling " << work.size() << " file(s) with "
              << options.toolchain.nvcc << " for sm_" << options.toolchain.arch << " ...\n" << std::flush;
-    const auto builds = build_runners(options.toolchain, work, options.compile_jobs);
+    const auto builds = build_runners(options.toolchain, work, options.compile_jobs, options.sandbox);
     for (std::size_t k = 0; k < files.size(); ++k)
-        if (build_of[k] >= 0)
+        if (build_of[k] >= 0) {
+            const BuildResult& b = builds[static_cast<std::size_t>(build_of[k])];
             progress << "  " << std::left << std::setw(36) << files[k].exercise
-                     << (builds[static_cast<std::size_t>(build_of[k])].ok ? "compiled" : "FAILED to compile") << " in "
-                     << std::fixed << std::setprecision(1) << builds[static_cast<std::size_t>(build_of[k])].seconds
-                     << " s\n";
+                     << (!b.invalid.empty() ? "INVALID" : b.ok ? "compiled" : "FAILED to compile") << " in "
+                     << std::fixed << std::setprecision(1) << b.seconds << " s\n";
+        }
+
+    // The GPU as the grader's own reference runner measures it: its identity, and the copy
+    // bandwidth that bounds every plausible timing.
+    if (!options.reference_runner.empty() && !work.empty()) {
+        harness::SpawnOptions spawn;
+        spawn.argv = {options.reference_runner};
+        spawn.output_file = (fs::absolute(options.work_dir) / "calibration.log").string();
+        std::string error;
+        report.calibration = harness::calibrate_device(spawn, options.limits.startup_limit, error);
+        report.device = report.calibration.value("device", std::string());
+        report.compute_capability = report.calibration.value("cc", std::string());
+        if (!error.empty()) progress << "grade: the reference runner could not measure the GPU: " << error << "\n";
+    }
 
     // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
     harness::become_subreaper();
@@ -227,7 +268,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
             const auto reference = build != nullptr && build->ok ? time_reference(options, *exercise)
-                                                                 : std::map<int, TimingSamples>{};
+                                                                 : ReferenceReps{};
             report.exercises.push_back(grade_exercise(options, *exercise, files[k], build, reference, report, progress));
         } catch (const std::exception& e) {   // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
@@ -239,6 +280,10 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             progress << "  " << failed.message << "\n";
             report.exercises.push_back(failed);
         }
+        // The runner, its object and its logs (already in the report) go: nothing a submission
+        // left behind stays on the grading machine.
+        std::error_code ignored;
+        if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
         report.points += report.exercises.back().points;
         report.max_points += report.exercises.back().max_points;
     }

@@ -2,42 +2,67 @@
 // the golden result, its timing against the reference's, or what stopped it.
 #include "judge.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <random>
 
 #include "harness/baseline.hpp"
 #include "harness/check.hpp"
 #include "harness/data.hpp"
 #include "harness/poison.hpp"
+#include "harness/variant.hpp"
+#include "grading/timing_model.hpp"
 
 namespace grading::detail {
 
 using harness::CaseRun;
 
-TimingSamples samples_of(const harness::Message& timing)
-{
-    std::vector<double> all(timing.blob.size() / sizeof(float));
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        float ms;
-        std::memcpy(&ms, timing.blob.data() + i * sizeof(float), sizeof(float));
-        all[i] = ms;
-    }
-    const auto reps = static_cast<std::size_t>(timing.meta.value("reps", 0));
-    TimingSamples samples;
-    if (reps > 0 && all.size() == 2 * reps) {
-        samples.event_ms.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(reps));
-        samples.host_ms.assign(all.begin() + static_cast<std::ptrdiff_t>(reps), all.end());
-    } else {
-        samples.event_ms = all;
-    }
-    return samples;
-}
-
 namespace {
 
-// Work a launcher runs outside the legacy default stream is invisible to the events; the host
-// clock (launcher call to device idle) still sees it. Beyond launch overhead the two agree.
-bool escaped_the_events(double event_ms, double host_ms) { return host_ms > 1.5 * event_ms + 0.05; }
+// How many repetitions of a speed case the grader checks against its own golden results, picked
+// after all of them have run.
+constexpr int verified_repetitions = 4;
+
+std::string hex(std::uint64_t value)
+{
+    char text[19];
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+// The checksum a correct output of the variant `key` has (timed cases hold integer-valued data,
+// so it is exact: harness/variant.hpp).
+std::uint64_t expected_checksum(const harness::Exercise& exercise, const harness::Case& c,
+                                const harness::CaseInputs& inputs, std::uint64_t key)
+{
+    const harness::Expected expected = harness::golden(exercise, c, harness::make_variant(inputs, key));
+    if (harness::element_type(exercise.family) == harness::ElementType::f64)
+        return harness::output_checksum(expected.value.data(), expected.value.size());
+    std::vector<float> values(expected.value.begin(), expected.value.end());
+    return harness::output_checksum(values.data(), values.size());
+}
+
+// Picks repetitions at random, now that all have run, and checks their outputs; returns the first
+// wrong one's position, or -1.
+int first_wrong_repetition(const harness::Exercise& exercise, const harness::Case& c,
+                           const harness::CaseInputs& inputs, const std::vector<harness::TimedRep>& reps, int& verified)
+{
+    std::vector<int> order(reps.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+    std::random_device random;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64((static_cast<std::uint64_t>(random()) << 32) ^ random()));
+    order.resize(std::min<std::size_t>(order.size(), verified_repetitions));
+    std::sort(order.begin(), order.end());
+    verified = 0;
+    for (int k : order) {
+        ++verified;
+        const auto& rep = reps[static_cast<std::size_t>(k)];
+        if (rep.checksum != expected_checksum(exercise, c, inputs, rep.key)) return k;
+    }
+    return -1;
+}
 
 std::string cuda_error_hint(const std::string& error)
 {
@@ -59,7 +84,8 @@ std::string cuda_error_hint(const std::string& error)
 
 }  // namespace
 
-CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission)
+CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,
+                         const std::string& grade_command)
 {
     CaseResult r;
     r.index = c.index;
@@ -71,13 +97,61 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
     r.data = harness::data_kind_name(c.data);
     r.seed = c.seed;
     r.timed = c.timed;
-    r.reproduce = "build/bin/grade --submission " + submission + " --exercise " + exercise.name + " --case " + c.label;
+    r.reproduce = grade_command + " --submission " + submission + " --exercise " + exercise.name + " --case " + c.label;
     return r;
 }
 
+namespace {
+
+// The time of a speed case: the accepted times of its repetitions (timing_model.hpp) against the
+// reference's, measured the same way.
+TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
+                       const CaseRun& run, const ReferenceReps& reference_reps)
+{
+    TimingResult t;
+    t.cpu_ms = harness::cpu_baseline_ms(exercise, c, inputs);
+    const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
+    const auto ref = reference_reps.find(c.index);
+    const bool have_reference = ref != reference_reps.end() && !ref->second.empty();
+    const Allowance allowance = have_reference ? allowance_from(ref->second) : Allowance{};
+    t.launch_overhead_allowance_ms = allowance.launch_overhead_ms;
+    if (run.reps.empty()) {
+        t.note = run.timing_incomplete ? "the timed repetitions did not finish within the case's time limit" : "no timing";
+    } else {
+        t.student_samples_ms = accepted_times(run.reps, allowance);
+        t.reps = static_cast<int>(t.student_samples_ms.size());
+        t.warmups = static_cast<int>(run.reps.size()) - t.reps;
+        t.student_ms = harness::median(t.student_samples_ms);
+        t.student_event_ms = harness::median(event_times(run.reps));
+        std::vector<double> round_trips;
+        for (const auto& rep : run.reps)
+            if (!rep.warmup) round_trips.push_back(rep.launch_ms);
+        t.student_round_trip_ms = harness::median(round_trips);
+        if (t.student_ms > 1.1 * t.student_event_ms + 0.005)
+            t.note = "the grader's clock saw more time than the CUDA events (events " +
+                     harness::format_value(t.student_event_ms) + " ms, accepted " + harness::format_value(t.student_ms) +
+                     " ms): work outside the legacy default stream, or a launcher that returns before its work is "
+                     "done, is timed on the grader's clock";
+        t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
+        t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
+    }
+    if (have_reference) {
+        t.reference_samples_ms = accepted_times(ref->second, allowance);
+        t.reference_ms = harness::median(t.reference_samples_ms);
+        t.reference_event_ms = harness::median(event_times(ref->second));
+        t.reference_bandwidth_gb_s = t.reference_ms > 0 ? bytes / (t.reference_ms * 1e6) : 0;
+        t.speedup_vs_reference = t.student_ms > 0 ? t.reference_ms / t.student_ms : 0;
+    } else if (t.note.empty()) {
+        t.note = "no reference timing in this run";
+    }
+    return t;
+}
+
+}  // namespace
+
 // The verdict on one settled case: the check of its output, or what stopped it.
-void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run,
-           const std::map<int, TimingSamples>& reference_samples, CaseResult& r)
+void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run, const ReferenceReps& reference,
+           CaseResult& r)
 {
     r.seconds = run.seconds;
     switch (run.outcome) {
@@ -86,52 +160,29 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         const harness::Expected expected = harness::golden(exercise, c, inputs);
         const harness::RawOutput raw = harness::parse_raw_output(run.output->meta, std::move(run.output->blob));
         harness::Diagnosis d = harness::check_case(exercise, c, inputs, expected, raw);
-        const std::uint64_t verified_checksum = raw.output_checksum(harness::element_type(exercise.family));
         r.status = d.correct ? "pass" : "wrong";
         r.summary = d.summary;
         r.findings = d.findings;
         r.detail = d.detail;
         if (!c.timed || !d.correct) return;
-        TimingResult t;
-        t.cpu_ms = harness::cpu_baseline_ms(exercise, c, inputs);
-        const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
-        TimingSamples reference;
-        if (auto ref = reference_samples.find(c.index); ref != reference_samples.end()) reference = ref->second;
-        if (run.timing) {
-            const TimingSamples student = samples_of(*run.timing);
-            t.student_samples_ms = student.event_ms;
-            t.reps = static_cast<int>(student.event_ms.size());
-            t.student_ms = harness::median(student.event_ms);
-            t.student_host_ms = harness::median(student.host_ms);
-            t.reference_host_ms = harness::median(reference.host_ms);
-            if (!student.host_ms.empty() && escaped_the_events(t.student_ms, t.student_host_ms)) {
-                t.note = "part of the work ran outside the legacy default stream, where the events do not see it "
-                         "(events " + harness::format_value(t.student_ms) + " ms, host clock " +
-                         harness::format_value(t.student_host_ms) + " ms): timed on the host clock, both sides";
-                r.findings.push_back("launch every kernel on the default stream (CONTRACT.md); " + t.note);
-                t.student_ms = t.student_host_ms;
-                reference.event_ms = reference.host_ms;
-            }
-            if (run.timing->meta.value("output_checksum", std::uint64_t{0}) != verified_checksum) {
-                t.note = "the timed repetitions did not leave the verified output in `out` (each starts from a "
-                         "poisoned `out`): work skipped or cached on repeated calls is not timed";
-                r.findings.push_back("every call of the launcher must compute the whole output; " + t.note);
-                t.student_ms = 0;
-            }
-            t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
-            t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
-        } else {
-            t.note = run.timing_timed_out ? "the timing runs did not finish within the case's time limit" : "no timing";
+        int verified = 0;
+        const int wrong = first_wrong_repetition(exercise, c, inputs, run.reps, verified);
+        if (wrong >= 0) {
+            const auto& rep = run.reps[static_cast<std::size_t>(wrong)];
+            r.status = "wrong";
+            r.summary = "a timed repetition computed a wrong output";
+            r.findings = {"call " + std::to_string(wrong + 2) + " of the launcher on this case ran on the case's input "
+                          "with the signs of some elements flipped (key " + hex(rep.key) + ") and its output was "
+                          "wrong: every call must compute the whole output from the input it is given; results kept "
+                          "from an earlier call, or work done on some calls only, fail here (a race can too)"};
+            r.detail["wrong_repetition"] = {{"call", wrong + 2}, {"key", hex(rep.key)}};
+            return;
         }
-        if (!reference.event_ms.empty()) {
-            t.reference_samples_ms = reference.event_ms;
-            t.reference_ms = harness::median(reference.event_ms);
-            t.reference_bandwidth_gb_s = t.reference_ms > 0 ? bytes / (t.reference_ms * 1e6) : 0;
-            t.speedup_vs_reference = t.student_ms > 0 ? t.reference_ms / t.student_ms : 0;
-        } else if (t.note.empty()) {
-            t.note = "no reference timing in this run";
-        }
-        r.timing = t;
+        r.timing = time_case(exercise, c, inputs, run, reference);
+        r.timing->verified_reps = verified;
+        if (r.timing->note.find("grader's clock saw more") != std::string::npos)
+            r.findings.push_back("launch every kernel on the legacy default stream and return when the output is "
+                                 "complete (CONTRACT.md); " + r.timing->note);
         return;
     }
     case CaseRun::Outcome::cuda_error: {
@@ -170,14 +221,17 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
     }
 }
 
-void reject_impossible_timings(double peak_gb_s, ExerciseResult& result)
+void reject_impossible_timings(double copy_gb_s, ExerciseResult& result)
 {
-    // No honest kernel moves its minimum bytes faster than the DRAM's peak.
+    // No honest kernel moves its minimum bytes much faster than a device-to-device copy does (the
+    // margin covers read-only traffic, which runs a little faster than a copy's mix).
     for (auto& c : result.cases) {
-        if (!c.timing || peak_gb_s <= 0 || c.timing->bandwidth_gb_s <= 1.1 * peak_gb_s) continue;
+        if (!c.timing || copy_gb_s <= 0) continue;
+        c.timing->fraction_of_copy = c.timing->bandwidth_gb_s / copy_gb_s;
+        if (c.timing->bandwidth_gb_s <= 1.25 * copy_gb_s) continue;
         c.timing->note = "the measured time implies " + std::to_string(static_cast<long>(c.timing->bandwidth_gb_s)) +
-                         " GB/s, beyond the GPU's peak of " + std::to_string(static_cast<long>(peak_gb_s)) +
-                         " GB/s: the timing cannot be right and earns no speed points";
+                         " GB/s, beyond the GPU's measured copy bandwidth of " + std::to_string(static_cast<long>(copy_gb_s)) +
+                         " GB/s (the GPU's peak, in practice): the timing cannot be right and earns no speed points";
         c.findings.push_back(c.timing->note);
         c.timing->speedup_vs_reference = 0;
     }

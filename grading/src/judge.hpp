@@ -13,22 +13,21 @@
 
 namespace grading::detail {
 
-// A timing message holds the event times of every repetition, then (from runners that measure
-// it) the host-clock times of the same repetitions.
-struct TimingSamples {
-    std::vector<double> event_ms, host_ms;
-};
-TimingSamples samples_of(const harness::Message& timing);
+// The reference's repetitions of each speed case, by case index, timed right before the
+// submission's run of the exercise.
+using ReferenceReps = std::map<int, std::vector<harness::TimedRep>>;
 
 // The case's identity and the command that reruns it, before any verdict.
-CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission);
+CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,
+                         const std::string& grade_command);
 
 // The verdict on one settled case: the check of its output, or what stopped it. Throws on data no
 // runner sends (the caller reports a protocol_error).
 void judge(const harness::Exercise& exercise, const harness::Case& c, harness::CaseRun& run,
-           const std::map<int, TimingSamples>& reference_samples, CaseResult& r);
+           const ReferenceReps& reference, CaseResult& r);
 
-// Timings that imply more bandwidth than the GPU has earn no speed points.
-void reject_impossible_timings(double peak_gb_s, ExerciseResult& result);
+// Timings that imply more bandwidth than the grader's own measurement of the GPU's copy bandwidth
+// (with a margin) earn no speed points.
+void reject_impossible_timings(double copy_gb_s, ExerciseResult& result);
 
 }  // namespace grading::detail

@@ -1,6 +1,14 @@
 #include "grading/report.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iomanip>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sstream>
 
 namespace grading {
@@ -9,15 +17,20 @@ namespace {
 nlohmann::json timing_json(const TimingResult& t)
 {
     return {{"student_ms", t.student_ms},
+            {"student_event_ms", t.student_event_ms},
+            {"student_round_trip_ms", t.student_round_trip_ms},
             {"reference_ms", t.reference_ms},
+            {"reference_event_ms", t.reference_event_ms},
+            {"launch_overhead_allowance_ms", t.launch_overhead_allowance_ms},
             {"cpu_ms", t.cpu_ms},
             {"speedup_vs_reference", t.speedup_vs_reference},
             {"speedup_vs_cpu", t.speedup_vs_cpu},
             {"bandwidth_gb_s", t.bandwidth_gb_s},
             {"reference_bandwidth_gb_s", t.reference_bandwidth_gb_s},
-            {"student_host_ms", t.student_host_ms},
-            {"reference_host_ms", t.reference_host_ms},
+            {"fraction_of_copy", t.fraction_of_copy},
             {"reps", t.reps},
+            {"warmups", t.warmups},
+            {"verified_reps", t.verified_reps},
             {"student_samples_ms", t.student_samples_ms},
             {"reference_samples_ms", t.reference_samples_ms},
             {"note", t.note}};
@@ -72,6 +85,8 @@ nlohmann::json to_json(const GradeReport& report)
             {"submission", report.submission},
             {"device", report.device},
             {"compute_capability", report.compute_capability},
+            {"calibration", report.calibration},
+            {"sandbox", report.sandbox},
             {"points", report.points},
             {"max_points", report.max_points},
             {"seconds", report.seconds},
@@ -132,6 +147,30 @@ nlohmann::json to_gradescope(const GradeReport& report)
             {"output", "graded on " + (report.device.empty() ? std::string("no GPU") : report.device) + " by pmpp-grader " +
                            report.grader_version},
             {"tests", tests}};
+}
+
+void write_file_atomically(const std::string& path, const std::string& text)
+{
+    const std::filesystem::path target(path);
+    const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+    std::string temporary = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    const int saved = errno;
+    const bool written = done == text.size() && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!written || ::rename(temporary.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(written ? errno : saved);
+        ::unlink(temporary.c_str());
+        throw std::runtime_error("cannot write " + path + ": " + why);
+    }
 }
 
 }  // namespace grading

@@ -1,21 +1,25 @@
-// The exercise runner: linked with one submission file, run by the grader in a child process.
+// The exercise runner: linked with one submission file, started by the grader in a sandboxed
+// child process as
 //
-//   runner --exercise NAME --cases 0,3,7 [--reps 25] [--warmup 3]
+//   runner --exercise NAME            (the reference runner also answers `calibrate`)
 //
-// For each case: generate the inputs from the case's seed, poison the output, call the launcher,
-// synchronize, and send the raw output (with guard zones) to the parent over the private channel
-// (GRADER_CHANNEL_FD). Speed cases are then timed with CUDA events, the L2 flushed before each
-// repetition. The runner decides nothing: verdicts are the parent's. A CUDA error is reported
-// with its case and ends the process (errors can be sticky); the parent continues in a new one.
+// It does only what the grader asks, one command at a time (harness/channel.hpp): run_case
+// generates the case's input from its seed, poisons the output, calls the launcher, and sends the
+// raw output with its guard zones; prepare / launch / checksum are the three steps of one timed
+// repetition, each timed by the grader on its own clock. The runner decides nothing and nothing it
+// says is taken on trust: the grader checks outputs against its own golden results and bounds
+// every time by what it saw. A CUDA error is reported with its case and ends the process (errors
+// can be sticky); the grader continues in a new one.
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cstdio>
+#include <fcntl.h>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "calibration.hpp"
 #include "guarded_buffer.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
@@ -23,36 +27,12 @@
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
 #include "harness/poison.hpp"
+#include "harness/process.hpp"
 #include "launchers.hpp"
+#include "timed_runs.hpp"
 
 namespace harness::runner {
 namespace {
-
-struct Options {
-    std::string exercise;
-    std::vector<int> cases;
-    int reps = 25;
-    int warmup = 3;
-};
-
-Options parse(int argc, char** argv)
-{
-    Options options;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string flag = argv[i], value = argv[i + 1];
-        if (flag == "--exercise") options.exercise = value;
-        else if (flag == "--reps") options.reps = std::stoi(value);
-        else if (flag == "--warmup") options.warmup = std::stoi(value);
-        else if (flag == "--cases") {
-            for (std::size_t pos = 0; pos < value.size();) {
-                const std::size_t comma = value.find(',', pos);
-                options.cases.push_back(std::stoi(value.substr(pos, comma - pos)));
-                pos = comma == std::string::npos ? value.size() : comma + 1;
-            }
-        }
-    }
-    return options;
-}
 
 // One case's device buffers, poisoned and filled.
 struct CaseBuffers {
@@ -151,113 +131,99 @@ std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffe
     return checksum64(again.data(), again.size());
 }
 
-// Median-ready samples: each repetition flushes the L2 (writes a buffer twice its size), then
-// times one launcher call with events.
-void time_case(ChannelWriter& channel, const Exercise& exercise, const Case& c, const CaseBuffers& buffers,
-               const Options& options, int l2_bytes)
+// What the runner keeps between the commands of one case.
+struct CurrentCase {
+    const Case* c = nullptr;
+    CaseBuffers buffers;
+    std::unique_ptr<TimedRuns> timed;   // made at the first prepare
+};
+
+// Answers one command; returns false after quit.
+bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<Case>& cases, const Message& command,
+            CurrentCase& current, std::string& phase, int& case_index)
 {
-    const std::uint64_t unwritten = element_type(exercise.family) == ElementType::f64 ? unwritten_f64 : unwritten_f32;
-    const std::size_t flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(l2_bytes), 64u << 20);
-    void* flush = nullptr;
-    CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < options.warmup; ++i) call_launcher(exercise.name, buffers.args);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    // Per repetition: the event time on the legacy stream, and the host time from the launcher
-    // call until the whole device is idle. Work a launcher hides on another stream escapes the
-    // events but not the host clock; the parent compares the two.
-    std::vector<float> samples(2 * static_cast<std::size_t>(options.reps));
-    for (int rep = 0; rep < options.reps; ++rep) {
-        // Every repetition must compute the output again: it starts poisoned, and what is left
-        // after the last one must be the output the parent verified (checksum below).
-        buffers.out->fill(unwritten);
-        CUDA_CHECK(cudaMemsetAsync(flush, rep & 0xff, flush_bytes));
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const auto host_start = std::chrono::steady_clock::now();
-        CUDA_CHECK(cudaEventRecord(start));
-        call_launcher(exercise.name, buffers.args);
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const auto host_end = std::chrono::steady_clock::now();
+    const bool f64 = element_type(exercise.family) == ElementType::f64;
+    switch (command.type) {
+    case MessageType::run_case: {
+        const int index = command.meta.at("case").get<int>();
+        if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
+        current = CurrentCase{};   // frees the previous case's buffers first
+        case_index = index;
+        current.c = &cases[static_cast<std::size_t>(index)];
+        phase = "setup";
+        const CaseInputs inputs = make_inputs(exercise, *current.c);
+        current.buffers = prepare(exercise, *current.c, inputs);
+        phase = "launch";
+        call_launcher(exercise.name, current.buffers.args);
         CUDA_CHECK(cudaGetLastError());
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        samples[static_cast<std::size_t>(rep)] = ms;
-        samples[static_cast<std::size_t>(options.reps + rep)] =
-            std::chrono::duration<float, std::milli>(host_end - host_start).count();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        phase = "readback";
+        Capture capture = capture_output(*current.c, inputs, current.buffers);
+        phase = "repeat";
+        capture.meta["repeat_checksum"] = repeat_checksum(exercise, current.buffers);
+        channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
+        return true;
     }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    CUDA_CHECK(cudaFree(flush));
-    std::vector<unsigned char> out_after(buffers.out->data_bytes());
-    buffers.out->download_range(buffers.out->guard_bytes(), out_after.size(), out_after.data());
-    channel.send(MessageType::timing, {{"case", c.index}, {"reps", options.reps}, {"warmup", options.warmup},
-                                       {"layout", "event_ms[reps], host_ms[reps]"},
-                                       {"output_checksum", checksum64(out_after.data(), out_after.size())}},
-                 samples.data(), samples.size() * sizeof(float));
+    case MessageType::prepare: {
+        if (current.c == nullptr) throw std::logic_error("prepare before run_case");
+        phase = "timing";
+        if (!current.timed) {
+            cudaDeviceProp props{};
+            CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
+            current.timed = std::make_unique<TimedRuns>(*current.buffers.in, *current.buffers.out, f64,
+                                                        static_cast<std::size_t>(props.l2CacheSize));
+        }
+        current.timed->prepare(command.meta.at("key").get<std::uint64_t>());
+        channel.send(MessageType::prepared, nlohmann::json::object());
+        return true;
+    }
+    case MessageType::launch:
+        if (!current.timed) throw std::logic_error("launch before prepare");
+        channel.send(MessageType::launched, {{"event_ms", current.timed->launch(exercise.name, current.buffers.args)}});
+        return true;
+    case MessageType::checksum:
+        if (!current.timed) throw std::logic_error("checksum before prepare");
+        channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});
+        return true;
+    case MessageType::calibrate:
+        phase = "calibration";
+        channel.send(MessageType::calibration, calibrate_device());
+        return true;
+    case MessageType::quit:
+        current = CurrentCase{};
+        channel.send(MessageType::done, nlohmann::json::object());
+        return false;
+    default:
+        throw std::logic_error("not a command");
+    }
 }
 
-int run(ChannelWriter& channel, const Options& options)
+int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exercise_name)
 {
-    const Exercise* exercise = find_exercise(options.exercise);
+    const Exercise* exercise = find_exercise(exercise_name);
     if (exercise == nullptr) {
-        std::fprintf(stderr, "runner: unknown exercise '%s'\n", options.exercise.c_str());
+        std::fprintf(stderr, "runner: unknown exercise '%s'\n", exercise_name.c_str());
         return 2;
     }
     const auto cases = cases_for(*exercise);
-    int current_case = -1;
+    int case_index = -1;
     std::string phase = "startup";
     try {
-        cudaDeviceProp props{};
-        CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
-        const bool found = launcher_found(exercise->name);
-        // The DRAM's peak (two transfers per clock): no honest timing moves bytes faster.
-        int memory_khz = 0, bus_bits = 0;
-        CUDA_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, 0));
-        CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-        const double peak_gb_s = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-        channel.send(MessageType::hello, {{"exercise", exercise->name}, {"device", props.name},
-                                          {"cc", std::to_string(props.major) + "." + std::to_string(props.minor)},
-                                          {"l2_bytes", props.l2CacheSize}, {"peak_gb_s", peak_gb_s},
-                                          {"launcher_found", found}});
-        if (!found) {
-            channel.send(MessageType::done, nlohmann::json::object());
-            return 0;
+        CUDA_CHECK(cudaFree(nullptr));   // create the context now: a broken GPU shows before any case
+        channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", launcher_found(exercise->name)}});
+        CurrentCase current;
+        for (;;) {
+            Message command;
+            const auto got = commands.receive(command, std::chrono::steady_clock::time_point::max());
+            if (got != ChannelReader::Result::message) return got == ChannelReader::Result::end_of_stream ? 0 : 2;
+            if (!answer(channel, *exercise, cases, command, current, phase, case_index)) return 0;
         }
-        for (int index : options.cases) {
-            if (index < 0 || index >= static_cast<int>(cases.size())) continue;
-            const Case& c = cases[static_cast<std::size_t>(index)];
-            current_case = index;
-            channel.send(MessageType::case_begin, {{"case", index}});
-            phase = "setup";
-            const CaseInputs inputs = make_inputs(*exercise, c);
-            CaseBuffers buffers = prepare(*exercise, c, inputs);
-            phase = "launch";
-            call_launcher(exercise->name, buffers.args);
-            CUDA_CHECK(cudaGetLastError());
-            CUDA_CHECK(cudaDeviceSynchronize());
-            phase = "readback";
-            Capture capture = capture_output(c, inputs, buffers);
-            phase = "repeat";
-            capture.meta["repeat_checksum"] = repeat_checksum(*exercise, buffers);
-            channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
-            if (c.timed) {
-                phase = "timing";
-                time_case(channel, *exercise, c, buffers, options, props.l2CacheSize);
-            }
-            channel.send(MessageType::case_end, {{"case", index}});
-        }
-        channel.send(MessageType::done, nlohmann::json::object());
-        return 0;
     } catch (const CudaError& error) {
-        channel.send(MessageType::cuda_error, {{"case", current_case}, {"phase", phase}, {"error", error.name()},
+        channel.send(MessageType::cuda_error, {{"case", case_index}, {"phase", phase}, {"error", error.name()},
                                                {"message", error.what()}});
         return 3;
     } catch (const std::exception& error) {
-        channel.send(MessageType::cuda_error, {{"case", current_case}, {"phase", phase}, {"error", "runner_exception"},
+        channel.send(MessageType::cuda_error, {{"case", case_index}, {"phase", phase}, {"error", "runner_exception"},
                                                {"message", error.what()}});
         return 4;
     }
@@ -268,11 +234,19 @@ int run(ChannelWriter& channel, const Options& options)
 
 int main(int argc, char** argv)
 {
-    auto channel = harness::ChannelWriter::from_environment();
-    unsetenv("GRADER_CHANNEL_FD");   // submitted code has no business with it
-    if (!channel) {
-        std::fprintf(stderr, "runner: GRADER_CHANNEL_FD is not set; this program is started by `grade`\n");
+    std::string exercise;
+    for (int i = 1; i + 1 < argc; i += 2)
+        if (std::strcmp(argv[i], "--exercise") == 0) exercise = argv[i + 1];
+    // The grader opens both pipes at fixed numbers before it starts the runner.
+    if (fcntl(harness::child_channel_fd, F_GETFD) < 0 || fcntl(harness::child_command_fd, F_GETFD) < 0) {
+        std::fprintf(stderr, "runner: no grader pipes on fds %d and %d; this program is started by `grade`\n",
+                     harness::child_command_fd, harness::child_channel_fd);
         return 2;
     }
-    return harness::runner::run(*channel, harness::runner::parse(argc, argv));
+    // Programs the runner might start do not inherit them.
+    fcntl(harness::child_channel_fd, F_SETFD, FD_CLOEXEC);
+    fcntl(harness::child_command_fd, F_SETFD, FD_CLOEXEC);
+    harness::ChannelWriter channel(harness::child_channel_fd);
+    harness::ChannelReader commands(harness::child_command_fd);
+    return harness::runner::run(channel, commands, exercise);
 }

@@ -1,4 +1,5 @@
-// The private channel: framed messages from the exercise runner (child) to the grader (parent).
+// The private channel: framed messages between the grader (parent) and an exercise runner (child),
+// commands one way and answers the other, over two pipes.
 //
 // Wire format, host byte order (both ends run on the same machine):
 //   Header {u32 magic 'GRDR', u32 type, u64 meta_bytes, u64 blob_bytes}, meta (JSON text), blob.
@@ -42,8 +43,15 @@ struct Header {
 static_assert(sizeof(Header) == 24, "the header has no padding");
 
 bool is_known_type(std::uint32_t type) {
-    return type >= static_cast<std::uint32_t>(MessageType::hello) &&
-           type <= static_cast<std::uint32_t>(MessageType::done);
+    switch (static_cast<MessageType>(type)) {
+        case MessageType::hello: case MessageType::case_output: case MessageType::cuda_error:
+        case MessageType::done: case MessageType::prepared: case MessageType::launched:
+        case MessageType::checksummed: case MessageType::calibration: case MessageType::run_case:
+        case MessageType::prepare: case MessageType::launch: case MessageType::checksum:
+        case MessageType::quit: case MessageType::calibrate:
+            return true;
+    }
+    return false;
 }
 
 // A write to a pipe whose reader has gone must fail with EPIPE, not kill the runner.
@@ -113,23 +121,6 @@ Header header_of(const std::vector<std::uint8_t>& frame) {
 }
 
 }  // namespace
-
-std::optional<ChannelWriter> ChannelWriter::from_environment() {
-    const char* text = std::getenv("GRADER_CHANNEL_FD");
-    if (!text) return std::nullopt;
-
-    char* end = nullptr;
-    errno = 0;
-    long fd = std::strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno != 0 || fd < 0 || fd > INT_MAX)
-        throw std::runtime_error(std::string("GRADER_CHANNEL_FD is not a descriptor: '") + text + "'");
-    int flags = ::fcntl(static_cast<int>(fd), F_GETFD);
-    if (flags < 0)
-        throw std::runtime_error(std::string("GRADER_CHANNEL_FD=") + text + " is not an open descriptor");
-    // The channel belongs to this process only: programs it starts must not inherit it.
-    ::fcntl(static_cast<int>(fd), F_SETFD, flags | FD_CLOEXEC);
-    return ChannelWriter(static_cast<int>(fd));
-}
 
 void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob,
                          std::size_t blob_bytes) {

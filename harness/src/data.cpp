@@ -1,5 +1,7 @@
 #include "harness/data.hpp"
 
+#include "harness/variant.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -134,6 +136,16 @@ std::uint64_t checksum64(const void* data, std::size_t bytes)
     }
     for (; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
     return hash;
+}
+
+CaseInputs make_variant(const CaseInputs& base, std::uint64_t key)
+{
+    CaseInputs variant = base;
+    for (std::size_t i = 0; i < variant.in_f32.size(); ++i)
+        if (variant_flips(key, i)) variant.in_f32[i] = -variant.in_f32[i];
+    for (std::size_t i = 0; i < variant.in_f64.size(); ++i)
+        if (variant_flips(key, i)) variant.in_f64[i] = -variant.in_f64[i];
+    return variant;
 }
 
 }  // namespace harness

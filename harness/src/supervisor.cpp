@@ -1,6 +1,7 @@
 #include "harness/supervisor.hpp"
 
 #include <deque>
+#include <random>
 
 namespace harness {
 namespace {
@@ -8,10 +9,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
-// One runner process's conversation with the grader. settle() hands finished cases to the
-// caller; the first failure ends the conversation and the caller starts a fresh runner for the
-// cases still pending.
+// Why a conversation ended before the grader was done with it.
+struct Ended {
+    enum class Why { cuda_error, closed, timed_out, violation } why;
+    std::string what;                  // violation: what arrived; cuda_error: unused
+    nlohmann::json error;              // cuda_error: the runner's meta
+};
+
+// One runner process's conversation with the grader: the grader sends a command, waits for its
+// answer, and settles each case once it has everything it asked for. The first failure ends the
+// conversation; the caller starts a fresh runner for the cases still pending.
 class Conversation {
 public:
     Conversation(const SupervisorLimits& limits, Clock::time_point budget_end, std::deque<RunCase>& pending,
@@ -22,178 +31,179 @@ public:
 
     void run(Child& child)
     {
-        ChannelReader reader(child.channel_fd());
-        last_event_ = Clock::now();
-        for (;;) {
-            Message message;
-            const auto got = reader.receive(message, deadline());
-            if (got == ChannelReader::Result::message) {
-                std::string problem;
-                try {
-                    problem = handle(message);
-                } catch (const std::exception& e) {   // a meta field of the wrong type
-                    problem = std::string("a message the runner never sends (") + e.what() + ")";
-                }
-                if (problem == "done") return;
-                if (!problem.empty()) return violation(child, problem);
-                continue;
-            }
-            if (got == ChannelReader::Result::malformed)
-                return violation(child, "data on the grader's channel that the runner never sends");
-            return ended(child, got == ChannelReader::Result::timed_out);
+        ChannelWriter commands(child.command_fd());
+        ChannelReader answers(child.channel_fd());
+        try {
+            deadline_ = std::min(Clock::now() + limits_.startup_limit, budget_end_);
+            const Message hello = expect(answers, MessageType::hello);
+            said_hello_ = true;
+            run_.launcher_found = hello.meta.value("launcher_found", false);
+            if (!run_.launcher_found) return;
+            while (!pending_.empty()) run_case(commands, answers);
+            deadline_ = Clock::now() + std::chrono::seconds(5);
+            send(commands, MessageType::quit, nlohmann::json::object());
+            expect(answers, MessageType::done);
+        } catch (const Ended& ended) {
+            end(child, ended);
         }
     }
 
 private:
-    Clock::time_point deadline() const
+    void run_case(ChannelWriter& commands, ChannelReader& answers)
     {
-        if (!said_hello_) return std::min(last_event_ + limits_.startup_limit, budget_end_);
-        if (!current_) return std::min(last_event_ + limits_.case_limit, budget_end_);
+        const RunCase c = pending_.front();
+        current_ = CaseRun{};
+        current_->index = c.index;
+        case_started_ = Clock::now();
         auto limit = limits_.case_limit + std::chrono::milliseconds(static_cast<long long>(
-                                              limits_.case_ns_per_element * static_cast<double>(case_.elements) / 1e6));
-        if (case_.timed) limit += limits_.timing_extra;
-        return std::min(case_started_ + limit, budget_end_);
-    }
+                                              limits_.case_ns_per_element * static_cast<double>(c.elements) / 1e6));
+        if (c.timed) limit += limits_.timing_extra;
+        deadline_ = std::min(case_started_ + limit, budget_end_);
 
-    // Applies one message; returns "" to go on, "done" at the end, or what broke the protocol.
-    std::string handle(Message& message)
-    {
-        if (!message.meta.is_object()) return "a message whose data is not an object";
-        const bool has_case = message.meta.contains("case");
-        if (has_case && !message.meta.at("case").is_number_integer()) return "a message with a malformed case";
-        const int index = has_case ? message.meta.at("case").get<int>() : -1;
-        last_event_ = Clock::now();
-        switch (message.type) {
-        case MessageType::hello:
-            if (said_hello_) return "a second hello";
-            said_hello_ = true;
-            if (run_.hello.is_null()) run_.hello = message.meta;
-            run_.launcher_found = message.meta.value("launcher_found", false);
-            return "";
-        case MessageType::case_begin: {
-            // The next case: after the front one while that waits for confirmation.
-            const std::size_t next = finished_ ? 1 : 0;
-            if (!said_hello_ || current_ || pending_.size() <= next || index != pending_[next].index)
-                return "case_begin out of turn";
-            confirm_finished();
-            current_ = CaseRun{};
-            current_->index = index;
-            case_ = pending_.front();
-            case_started_ = Clock::now();
-            return "";
+        send(commands, MessageType::run_case, {{"case", c.index}});
+        current_->output = expect(answers, MessageType::case_output);
+        if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)
+            throw Ended{Ended::Why::violation, "an output for another case", {}};
+        current_->outcome = CaseRun::Outcome::output;
+        if (c.timed) {
+            std::uniform_int_distribution<int> warmups(limits_.warmup_min, limits_.warmup_max);
+            const int total = warmups(random_) + limits_.reps;
+            for (int k = 0; k < total; ++k) current_->reps.push_back(repetition(commands, answers, k < total - limits_.reps));
         }
-        case MessageType::case_output:
-            if (!current_ || index != current_->index || current_->output) return "case_output out of turn";
-            current_->output = std::move(message);
-            current_->outcome = CaseRun::Outcome::output;
-            return "";
-        case MessageType::timing:
-            if (!current_ || index != current_->index || !current_->output || current_->timing || !case_.timed)
-                return "a timing out of turn";
-            current_->timing = std::move(message);
-            return "";
-        case MessageType::case_end:
-            if (!current_ || index != current_->index || !current_->output || (case_.timed && !current_->timing))
-                return "case_end out of turn";
-            current_->seconds = seconds_since(case_started_);
-            finished_ = std::move(current_);
-            current_.reset();
-            return "";
-        case MessageType::cuda_error:
-            if (!said_hello_) {
-                startup_error_ = message.meta.value("message", std::string("a CUDA error before the first case"));
-                return "";
-            }
-            if (!current_ || index != current_->index) return "a CUDA error out of turn";
-            current_->outcome = CaseRun::Outcome::cuda_error;
-            current_->error = message.meta;
-            return "";   // the runner exits next
-        case MessageType::done:
-            if (!said_hello_ || current_) return "done out of turn";
-            confirm_finished();
-            return "done";
+        settle_current();
+    }
+
+    TimedRep repetition(ChannelWriter& commands, ChannelReader& answers, bool warmup)
+    {
+        TimedRep rep;
+        rep.warmup = warmup;
+        rep.key = (static_cast<std::uint64_t>(random_()) << 32) ^ random_();
+        const auto t0 = Clock::now();
+        send(commands, MessageType::prepare, {{"key", rep.key}});
+        expect(answers, MessageType::prepared);
+        const auto t1 = Clock::now();
+        send(commands, MessageType::launch, nlohmann::json::object());
+        const Message launched = expect(answers, MessageType::launched);
+        const auto t2 = Clock::now();
+        send(commands, MessageType::checksum, nlohmann::json::object());
+        const Message checksummed = expect(answers, MessageType::checksummed);
+        const auto t3 = Clock::now();
+        rep.prepare_ms = ms_between(t0, t1);
+        rep.launch_ms = ms_between(t1, t2);
+        rep.checksum_ms = ms_between(t2, t3);
+        rep.event_ms = field<double>(launched, "event_ms");
+        rep.checksum = field<std::uint64_t>(checksummed, "checksum");
+        return rep;
+    }
+
+    template <typename T>
+    static T field(const Message& message, const char* name)
+    {
+        try {
+            return message.meta.at(name).get<T>();
+        } catch (const std::exception&) {
+            throw Ended{Ended::Why::violation, std::string("an answer without a valid `") + name + "`", {}};
         }
-        return "an unknown message";
     }
 
-    void confirm_finished()
+    static void send(ChannelWriter& commands, MessageType type, const nlohmann::json& meta)
     {
-        if (!finished_) return;
-        settle(std::move(*finished_));
-        finished_.reset();
+        try {
+            commands.send(type, meta);
+        } catch (const std::exception&) {   // the runner has closed its end: it is gone
+            throw Ended{Ended::Why::closed, {}, {}};
+        }
     }
 
-    void settle(CaseRun&& result)
+    // The answer the grader waits for, or the reason there is none.
+    Message expect(ChannelReader& answers, MessageType type)
     {
+        Message message;
+        switch (answers.receive(message, deadline_)) {
+        case ChannelReader::Result::message: break;
+        case ChannelReader::Result::end_of_stream: throw Ended{Ended::Why::closed, {}, {}};
+        case ChannelReader::Result::timed_out: throw Ended{Ended::Why::timed_out, {}, {}};
+        case ChannelReader::Result::malformed:
+            throw Ended{Ended::Why::violation, "data that the runner never sends", {}};
+        }
+        if (message.type == MessageType::cuda_error && message.meta.is_object())
+            throw Ended{Ended::Why::cuda_error, {}, message.meta};
+        if (message.type != type || !message.meta.is_object())
+            throw Ended{Ended::Why::violation, "a message that does not answer the grader's command", {}};
+        return message;
+    }
+
+    void settle_current()
+    {
+        current_->seconds = seconds_since(case_started_);
         pending_.pop_front();
-        on_case_(std::move(result));
+        on_case_(std::move(*current_));
+        current_.reset();
     }
 
-    // The runner broke the protocol: its messages cannot be trusted any more.
-    void violation(Child& child, const std::string& what)
+    void end(Child& child, const Ended& ended)
     {
-        child.kill_and_reap();
-        finished_.reset();   // not confirmed: its messages may be forged as well
-        if (pending_.empty()) return;
-        CaseRun failed;
-        failed.index = pending_.front().index;
-        failed.outcome = CaseRun::Outcome::protocol_error;
-        failed.error = {{"reason", "the grader's private channel received " + what +
-                                       ": submitted code must not write to the grader's file descriptors"}};
-        settle(std::move(failed));
-    }
-
-    // The runner closed the channel or went quiet past the deadline.
-    void ended(Child& child, bool timed_out)
-    {
-        const bool budget_cut = timed_out && deadline() >= budget_end_;
-        const ExitStatus status = timed_out ? child.kill_and_reap() : child.wait_until(Clock::now() + std::chrono::seconds(5));
-        if (!said_hello_ || !startup_error_.empty()) return startup_failed(timed_out, status);
-        if (!run_.launcher_found) return;
-        if (pending_.empty()) return;
-        if (finished_) {
-            // case_end arrived but neither done nor the next case_begin: the runner died in
-            // between, which its own code never does, so the case cannot be confirmed.
-            finished_.reset();
-            CaseRun failed;
-            failed.index = pending_.front().index;
-            failed.outcome = CaseRun::Outcome::crashed;
-            failed.error = {{"reason", "the runner " + status.describe() + " right after the case, before confirming it"},
-                            {"exit", status.describe()}};
-            return settle(std::move(failed));
-        }
-        CaseRun failed = current_ ? std::move(*current_) : CaseRun{};
-        failed.index = pending_.front().index;
-        failed.seconds = current_ ? seconds_since(case_started_) : 0;
-        const std::string limit = budget_cut ? "the exercise's time budget ran out during the case"
-                                             : "stopped after exceeding the case's time limit";
-        if (current_ && failed.outcome == CaseRun::Outcome::output && timed_out && case_.timed) {
-            failed.timing_timed_out = true;   // its output arrived; the timing runs did not finish
-        } else if (failed.outcome != CaseRun::Outcome::cuda_error) {
+        const bool timed_out = ended.why == Ended::Why::timed_out;
+        const ExitStatus status = ended.why == Ended::Why::closed ? child.wait_until(Clock::now() + std::chrono::seconds(5))
+                                                                  : child.kill_and_reap();
+        if (!said_hello_) return startup_failed(ended, status);
+        if (!current_) return;   // every case was settled: what came after does not matter
+        CaseRun& failed = *current_;
+        switch (ended.why) {
+        case Ended::Why::cuda_error:
+            failed.outcome = CaseRun::Outcome::cuda_error;
+            failed.error = ended.error;
+            failed.reps.clear();
+            break;
+        case Ended::Why::violation:
+            failed.outcome = CaseRun::Outcome::protocol_error;
+            failed.error = {{"reason", "the grader's private channel received " + ended.what +
+                                           ": submitted code must not write to the grader's file descriptors"}};
+            failed.output.reset();
+            failed.reps.clear();
+            break;
+        case Ended::Why::timed_out:
+        case Ended::Why::closed:
+            if (failed.outcome == CaseRun::Outcome::output && timed_out) {
+                failed.timing_incomplete = true;   // its output arrived; the repetitions did not finish
+                failed.reps.clear();
+                break;
+            }
+            const bool budget_cut = timed_out && deadline_ >= budget_end_;
+            const std::string limit = budget_cut ? "the exercise's time budget ran out during the case"
+                                                 : "stopped after exceeding the case's time limit";
             failed.outcome = timed_out ? CaseRun::Outcome::timeout : CaseRun::Outcome::crashed;
-            const std::string when = current_ ? " during the case" : " before the case began";
-            failed.error = {{"reason", timed_out ? limit : "the runner " + status.describe() + when},
+            failed.error = {{"reason", timed_out ? limit : "the runner " + status.describe() + " during the case"},
                             {"exit", status.describe()}};
+            failed.output.reset();
+            failed.reps.clear();
+            break;
         }
-        settle(std::move(failed));
+        settle_current();
     }
 
     // No case could run in this process: a CUDA error before the first case means the GPU is
-    // unusable (not the submission's fault); ending before hello is the submission's (its static
-    // initializers run first).
-    void startup_failed(bool timed_out, const ExitStatus& status)
+    // unusable (not the submission's fault); anything else before hello is the submission's (its
+    // static initializers run first).
+    void startup_failed(const Ended& ended, const ExitStatus& status)
     {
-        run_.startup_failure = !startup_error_.empty() ? "the runner could not use the GPU: " + startup_error_
-                               : timed_out            ? "the runner did not start within the time limit"
-                                                      : "the runner ended before its first case (" + status.describe() + ")";
+        const bool gpu = ended.why == Ended::Why::cuda_error;
+        run_.startup_failure =
+            gpu ? "the runner could not use the GPU: " + ended.error.value("message", std::string("a CUDA error"))
+            : ended.why == Ended::Why::timed_out ? "the runner did not start within the time limit"
+            : ended.why == Ended::Why::violation ? "the grader's private channel received " + ended.what +
+                                                       " before the first case: submitted code must not write to it"
+                                                 : "the runner ended before its first case (" + status.describe() + ")";
         while (!pending_.empty()) {
             CaseRun failed;
             failed.index = pending_.front().index;
-            failed.outcome = !startup_error_.empty() ? CaseRun::Outcome::not_run
-                             : timed_out             ? CaseRun::Outcome::timeout
-                                                     : CaseRun::Outcome::crashed;
+            failed.outcome = gpu                                    ? CaseRun::Outcome::not_run
+                             : ended.why == Ended::Why::timed_out   ? CaseRun::Outcome::timeout
+                             : ended.why == Ended::Why::violation   ? CaseRun::Outcome::protocol_error
+                                                                    : CaseRun::Outcome::crashed;
             failed.error = {{"reason", run_.startup_failure}};
-            settle(std::move(failed));
+            pending_.pop_front();
+            on_case_(std::move(failed));
         }
     }
 
@@ -203,19 +213,11 @@ private:
     ExerciseRun& run_;
     const std::function<void(CaseRun&&)>& on_case_;
 
+    std::random_device random_;        // keys the runner cannot predict
     bool said_hello_ = false;
-    std::string startup_error_;
-    std::optional<CaseRun> current_, finished_;
-    RunCase case_;                          // the case in progress
-    Clock::time_point case_started_{}, last_event_{};
+    std::optional<CaseRun> current_;
+    Clock::time_point case_started_{}, deadline_{};
 };
-
-std::string join_indices(const std::deque<RunCase>& cases)
-{
-    std::string list;
-    for (const auto& c : cases) list += (list.empty() ? "" : ",") + std::to_string(c.index);
-    return list;
-}
 
 }  // namespace
 
@@ -236,11 +238,8 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
             }
             break;
         }
-        SpawnOptions spawn;
-        spawn.argv = {request.runner, "--exercise", request.exercise, "--cases", join_indices(pending),
-                      "--reps", std::to_string(limits.reps), "--warmup", std::to_string(limits.warmup)};
-        spawn.output_file = request.log_prefix + "-" + std::to_string(++run.processes) + ".log";
-        spawn.working_dir = request.working_dir;
+        SpawnOptions spawn = request.spawn(++run.processes);
+        spawn.argv.insert(spawn.argv.end(), {"--exercise", request.exercise});
         spawn.create_channel = true;
         Child child = Child::spawn(spawn);
         Conversation(limits, budget_end, pending, run, on_case).run(child);
@@ -249,6 +248,37 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
     }
     run.seconds = seconds_since(started);
     return run;
+}
+
+nlohmann::json calibrate_device(const SpawnOptions& spawn_options, std::chrono::milliseconds limit, std::string& error)
+{
+    SpawnOptions spawn = spawn_options;
+    spawn.argv.insert(spawn.argv.end(), {"--exercise", "scan_kogge_stone"});
+    spawn.create_channel = true;
+    Child child = Child::spawn(spawn);
+    ChannelWriter commands(child.command_fd());
+    ChannelReader answers(child.channel_fd());
+    const auto deadline = Clock::now() + limit;
+    Message message;
+    nlohmann::json result = nlohmann::json::object();
+    try {
+        if (answers.receive(message, deadline) != ChannelReader::Result::message || message.type != MessageType::hello)
+            throw std::runtime_error("the reference runner did not start");
+        commands.send(MessageType::calibrate, nlohmann::json::object());
+        if (answers.receive(message, deadline) != ChannelReader::Result::message)
+            throw std::runtime_error("the reference runner did not answer");
+        if (message.type == MessageType::cuda_error)
+            throw std::runtime_error(message.meta.value("message", std::string("a CUDA error")));
+        if (message.type != MessageType::calibration || !message.meta.is_object())
+            throw std::runtime_error("the reference runner answered something else");
+        result = message.meta;
+        commands.send(MessageType::quit, nlohmann::json::object());
+        answers.receive(message, Clock::now() + std::chrono::seconds(5));
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    child.kill_and_reap();
+    return result;
 }
 
 }  // namespace harness

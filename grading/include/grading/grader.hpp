@@ -1,6 +1,6 @@
-// The grading pipeline: find the submission's files, build a runner per exercise, run each under
-// the supervisor, check every case in this process, time the speed cases against the reference,
-// and score. Progress goes to `progress` as it happens.
+// The grading pipeline: find the submission's files, build a runner per exercise (in the sandbox),
+// run each under the supervisor (in the sandbox), check every case in this process, time the speed
+// cases against the reference, and score. Progress goes to `progress` as it happens.
 #pragma once
 
 #include <ostream>
@@ -10,6 +10,7 @@
 #include "grading/build.hpp"
 #include "grading/results.hpp"
 #include "grading/rubric.hpp"
+#include "harness/sandbox.hpp"
 #include "harness/supervisor.hpp"
 
 namespace grading {
@@ -19,7 +20,12 @@ struct GradeOptions {
     std::vector<std::string> exercises;   // in order; all of CONTRACT.md by default
     std::string case_label;               // only this case (with one exercise)
     std::string work_dir = "grader-work";
-    std::string reference_runner;         // built from reference/; empty: no reference timing
+    std::string reference_runner;         // built from reference/; empty: no reference timing (the
+                                          // reference runner is the grader's own program: it runs
+                                          // outside the sandbox and measures the GPU at the start)
+    const harness::Sandbox* sandbox = nullptr;   // nullptr: --no-sandbox (trusted code only)
+    std::string grade_command = "grade";  // how reports tell a student to rerun one case
+    bool keep_work = false;               // keep runners and logs under work_dir after grading
     Toolchain toolchain;
     int compile_jobs = 4;
     harness::SupervisorLimits limits;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -14,5 +15,10 @@ void print_summary_table(const GradeReport& report, std::ostream& out);
 // Gradescope's autograder results format: one test per exercise, its points, and the failing
 // cases' summaries and findings as the test's output.
 nlohmann::json to_gradescope(const GradeReport& report);
+
+// Writes `text` to a temporary file beside `path` and renames it over `path`: a reader sees the old
+// file or the whole new one, never a part, and a file or link planted at `path` is replaced, not
+// followed. Throws std::runtime_error with the reason when it cannot.
+void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace grading

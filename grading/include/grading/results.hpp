@@ -12,21 +12,27 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 1;
+constexpr int results_schema_version = 2;
 
+// A speed case's time. The student's figures are the grader's accepted times
+// (grading/src/timing_model.hpp): CUDA events where the grader's own clock confirms them.
 struct TimingResult {
-    double student_ms = 0;          // median over the repetitions
-    double reference_ms = 0;        // the hidden reference's median, same case, same run, same GPU
+    double student_ms = 0;          // median accepted time of the timed repetitions
+    double student_event_ms = 0;    // median of the CUDA-event times the runner reported
+    double student_round_trip_ms = 0;   // median launch round trip on the grader's clock
+    double reference_ms = 0;        // the hidden reference's median, same case, same GPU, just before
+    double reference_event_ms = 0;
+    double launch_overhead_allowance_ms = 0;   // round trip minus events allowed, from the reference
     double cpu_ms = 0;              // a single-threaded CPU version, median of a few runs
     double speedup_vs_reference = 0;  // reference_ms / student_ms (1 = as fast as the reference)
     double speedup_vs_cpu = 0;
     double bandwidth_gb_s = 0;      // minimum bytes the exercise must move / student_ms
     double reference_bandwidth_gb_s = 0;
-    double student_host_ms = 0;     // median host-clock time, launcher call to device idle
-    double reference_host_ms = 0;
-    int reps = 0;
-    std::vector<double> student_samples_ms, reference_samples_ms;
-    std::string note;               // why a number is missing, if one is
+    double fraction_of_copy = 0;    // bandwidth_gb_s / the grader's measured copy bandwidth
+    int reps = 0, warmups = 0;
+    int verified_reps = 0;          // repetitions whose output the grader checked, picked afterwards
+    std::vector<double> student_samples_ms, reference_samples_ms;   // accepted times, in order
+    std::string note;               // why a number is missing or was not taken as reported
 };
 
 struct CaseResult {
@@ -67,6 +73,8 @@ struct GradeReport {
     std::string started_at;         // ISO 8601 UTC
     std::string submission;
     std::string device, compute_capability;
+    nlohmann::json calibration = nlohmann::json::object();   // the reference runner's measurement of the GPU
+    std::string sandbox;            // what isolated submitted code: "bubblewrap 0.8.0 ..." or "none (--no-sandbox)"
     std::vector<ExerciseResult> exercises;
     double points = 0, max_points = 0;
     double seconds = 0;

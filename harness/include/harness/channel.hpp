@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,14 +14,26 @@
 
 namespace harness {
 
+// The grader drives the runner: it sends a command, the runner answers with one message, and the
+// grader times each round trip on its own clock. Anything the runner sends that was not asked for
+// is a protocol error. Commands travel on fd child_command_fd, answers on child_channel_fd.
 enum class MessageType : std::uint32_t {
-    hello = 1,        // meta: {exercise, device, cc, l2_bytes, launcher_found}
-    case_begin = 2,   // meta: {case}
-    case_output = 3,  // meta: {case, ...checks}, blob: the output buffer with its guard zones
-    timing = 4,       // meta: {case, reps}, blob: float milliseconds, one per repetition
-    cuda_error = 5,   // meta: {case, phase, error, message}
-    case_end = 6,     // meta: {case}
-    done = 7,         // meta: {}
+    // runner -> grader
+    hello = 1,          // unasked, first: {exercise, launcher_found}
+    case_output = 3,    // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
+    cuda_error = 5,     // answers any command that failed: {case, phase, error, message}; the runner exits
+    done = 7,           // answers quit: {}
+    prepared = 8,       // answers prepare: {}
+    launched = 9,       // answers launch: {event_ms}
+    checksummed = 10,   // answers checksum: {checksum}
+    calibration = 11,   // answers calibrate (reference runner only): device facts, copy bandwidth
+    // grader -> runner
+    run_case = 20,      // {case}: generate the case's input, run the launcher, send the output
+    prepare = 21,       // {key}: make the input variant of `key`, poison the output, flush the L2
+    launch = 22,        // {}: one timed launcher call on the prepared variant
+    checksum = 23,      // {}: checksum of the output the last launch left
+    quit = 24,          // {}
+    calibrate = 25,     // {}: measure the device (reference runner only)
 };
 
 struct Message {
@@ -35,8 +46,6 @@ struct Message {
 class ChannelWriter {
 public:
     explicit ChannelWriter(int fd) : fd_(fd) {}
-    // From the GRADER_CHANNEL_FD environment variable; nullopt when it is not set.
-    static std::optional<ChannelWriter> from_environment();
     void send(MessageType type, const nlohmann::json& meta, const void* blob = nullptr,
               std::size_t blob_bytes = 0);
     int fd() const { return fd_; }
@@ -45,7 +54,7 @@ private:
     int fd_;
 };
 
-// Reader side (parent).
+// Reader side (the grader for messages, the runner for commands).
 class ChannelReader {
 public:
     explicit ChannelReader(int fd) : fd_(fd) {}

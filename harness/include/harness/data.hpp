@@ -20,6 +20,9 @@ struct CaseInputs {
 };
 
 CaseInputs make_inputs(const Exercise& exercise, const Case& c);
+// The input of a timed repetition: `base` with the signs flipped that `key` selects
+// (harness/variant.hpp). The mask stays as it is.
+CaseInputs make_variant(const CaseInputs& base, std::uint64_t key);
 
 // Integer scan data stays this close to zero in every prefix: any sum of consecutive elements,
 // which is all a correct scan order ever forms, is below 2^24 in magnitude and so exact in float.
