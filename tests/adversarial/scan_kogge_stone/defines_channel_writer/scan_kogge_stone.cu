@@ -1,0 +1,80 @@
+// ATTACK: the file defines the harness's own channel writer, harness::ChannelWriter::send, with the
+//      exact signature of harness/include/harness/channel.hpp (re-declared here: the submission
+//      cannot include the harness). Linked before the harness, this definition used to replace the
+//      real one, so every message the runner sent passed through it: it rewrites each "event_ms"
+//      (the CUDA-event time of a timed launch) to 0.001 ms and adds an absurd "peak_gb_s", then
+//      writes the frame itself. The launcher is a correct but deliberately slow scan, so speed
+//      points could only come from the forged times.
+// EXPECTED VERDICT: invalid_submission before anything runs; the message names the symbol
+//      (harness::ChannelWriter::send, mangled or not: it contains "ChannelWriter"); 0 points.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>   // a system header (Debian's nlohmann-json3-dev), as the harness uses
+#include <unistd.h>
+
+namespace harness {
+
+enum class MessageType : std::uint32_t;
+
+class ChannelWriter {
+public:
+    void send(MessageType type, const nlohmann::json& meta, const void* blob = nullptr, std::size_t blob_bytes = 0);
+
+private:
+    int fd_;
+};
+
+void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob, std::size_t blob_bytes)
+{
+    nlohmann::json forged = meta;
+    if (forged.is_object() && forged.contains("event_ms")) forged["event_ms"] = 0.001;
+    if (forged.is_object() && forged.contains("launcher_found")) forged["peak_gb_s"] = 1e12;
+    const std::string text = forged.dump();
+    struct {
+        std::uint32_t magic, type;
+        std::uint64_t meta_bytes, blob_bytes;
+    } header{0x47524452, static_cast<std::uint32_t>(type), text.size(), blob_bytes};
+    std::string frame(reinterpret_cast<const char*>(&header), sizeof header);
+    frame += text;
+    if (blob_bytes > 0) frame.append(static_cast<const char*>(blob), blob_bytes);
+    for (std::size_t done = 0; done < frame.size();) {
+        const ssize_t n = ::write(fd_, frame.data() + done, frame.size() - done);
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace harness
+
+namespace {
+
+// Correct but deliberately slow (about 3% of the reference's speed on an H100): 512 threads in
+// all, each scanning whole 1024-element sections one element after the other.
+constexpr long long SECTION_SIZE = 1024;
+
+__global__ void slow_section_scan(const float* in, float* out, int n)
+{
+    const long long sections = (n + SECTION_SIZE - 1) / SECTION_SIZE;
+    for (long long s = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; s < sections;
+         s += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long begin = s * SECTION_SIZE, end = begin + SECTION_SIZE < n ? begin + SECTION_SIZE : n;
+        float sum = 0.0f;
+#pragma unroll 1
+        for (long long i = begin; i < end; ++i) {
+            sum += in[i];
+            out[i] = sum;
+        }
+    }
+}
+
+}  // namespace
+
+void scan_kogge_stone(const float* in, float* out, int n)
+{
+    if (n > 0) slow_section_scan<<<16, 32>>>(in, out, n);
+}
