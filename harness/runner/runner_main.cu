@@ -134,6 +134,7 @@ std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffe
 // What the runner keeps between the commands of one case.
 struct CurrentCase {
     const Case* c = nullptr;
+    CaseInputs inputs;                  // kept: the launcher's mask pointer is into it
     CaseBuffers buffers;
     std::unique_ptr<TimedRuns> timed;   // made at the first prepare
 };
@@ -151,7 +152,8 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
         case_index = index;
         current.c = &cases[static_cast<std::size_t>(index)];
         phase = "setup";
-        const CaseInputs inputs = make_inputs(exercise, *current.c);
+        current.inputs = make_inputs(exercise, *current.c);
+        const CaseInputs& inputs = current.inputs;
         current.buffers = prepare(exercise, *current.c, inputs);
         phase = "launch";
         call_launcher(exercise.name, current.buffers.args);
