@@ -12,6 +12,7 @@
 #include "grader_config.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "grading/timing_model.hpp"
 #include "judge.hpp"
 
 namespace fs = std::filesystem;
@@ -169,7 +170,11 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
 
     const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
-    const auto request = make_request(exercise, cases, build->executable, false, options, "runner", false);
+    auto request = make_request(exercise, cases, build->executable, false, options, "runner", false);
+    request.retime_if = [&reference](int index, const std::vector<harness::TimedRep>& reps) {
+        const auto ref = reference.find(index);
+        return detail::clock_disagrees(reps, ref == reference.end() ? detail::Allowance{} : detail::allowance_from(ref->second));
+    };
     std::size_t position = 0;
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),

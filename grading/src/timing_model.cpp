@@ -64,4 +64,9 @@ std::vector<double> event_times(const std::vector<harness::TimedRep>& reps)
     return times;
 }
 
+bool clock_disagrees(const std::vector<harness::TimedRep>& reps, const Allowance& allowance)
+{
+    return harness::median(accepted_times(reps, allowance)) > 1.1 * harness::median(event_times(reps)) + 0.005;
+}
+
 }  // namespace grading::detail

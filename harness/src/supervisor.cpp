@@ -23,9 +23,9 @@ struct Ended {
 // conversation; the caller starts a fresh runner for the cases still pending.
 class Conversation {
 public:
-    Conversation(const SupervisorLimits& limits, Clock::time_point budget_end, std::deque<RunCase>& pending,
-                 ExerciseRun& run, const std::function<void(CaseRun&&)>& on_case)
-        : limits_(limits), budget_end_(budget_end), pending_(pending), run_(run), on_case_(on_case)
+    Conversation(const RunRequest& request, const SupervisorLimits& limits, Clock::time_point budget_end,
+                 std::deque<RunCase>& pending, ExerciseRun& run, const std::function<void(CaseRun&&)>& on_case)
+        : request_(request), limits_(limits), budget_end_(budget_end), pending_(pending), run_(run), on_case_(on_case)
     {
     }
 
@@ -66,11 +66,21 @@ private:
             throw Ended{Ended::Why::violation, "an output for another case", {}};
         current_->outcome = CaseRun::Outcome::output;
         if (c.timed) {
-            std::uniform_int_distribution<int> warmups(limits_.warmup_min, limits_.warmup_max);
-            const int total = warmups(random_) + limits_.reps;
-            for (int k = 0; k < total; ++k) current_->reps.push_back(repetition(commands, answers, k < total - limits_.reps));
+            current_->reps = batch(commands, answers);
+            if (request_.retime_if && request_.retime_if(c.index, current_->reps))
+                current_->retimed_reps = batch(commands, answers);
         }
         settle_current();
+    }
+
+    // Warm-ups, as many as drawn at random, then the timed repetitions.
+    std::vector<TimedRep> batch(ChannelWriter& commands, ChannelReader& answers)
+    {
+        std::uniform_int_distribution<int> warmups(limits_.warmup_min, limits_.warmup_max);
+        const int total = warmups(random_) + limits_.reps;
+        std::vector<TimedRep> reps;
+        for (int k = 0; k < total; ++k) reps.push_back(repetition(commands, answers, k < total - limits_.reps));
+        return reps;
     }
 
     TimedRep repetition(ChannelWriter& commands, ChannelReader& answers, bool warmup)
@@ -154,6 +164,7 @@ private:
             failed.outcome = CaseRun::Outcome::cuda_error;
             failed.error = ended.error;
             failed.reps.clear();
+            failed.retimed_reps.clear();
             break;
         case Ended::Why::violation:
             failed.outcome = CaseRun::Outcome::protocol_error;
@@ -161,12 +172,14 @@ private:
                                            ": submitted code must not write to the grader's file descriptors"}};
             failed.output.reset();
             failed.reps.clear();
+            failed.retimed_reps.clear();
             break;
         case Ended::Why::timed_out:
         case Ended::Why::closed:
             if (failed.outcome == CaseRun::Outcome::output && timed_out) {
                 failed.timing_incomplete = true;   // its output arrived; the repetitions did not finish
                 failed.reps.clear();
+                failed.retimed_reps.clear();
                 break;
             }
             const bool budget_cut = timed_out && deadline_ >= budget_end_;
@@ -177,6 +190,7 @@ private:
                             {"exit", status.describe()}};
             failed.output.reset();
             failed.reps.clear();
+            failed.retimed_reps.clear();
             break;
         }
         settle_current();
@@ -207,6 +221,7 @@ private:
         }
     }
 
+    const RunRequest& request_;
     const SupervisorLimits& limits_;
     Clock::time_point budget_end_;
     std::deque<RunCase>& pending_;
@@ -242,7 +257,7 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
         spawn.argv.insert(spawn.argv.end(), {"--exercise", request.exercise});
         spawn.create_channel = true;
         Child child = Child::spawn(spawn);
-        Conversation(limits, budget_end, pending, run, on_case).run(child);
+        Conversation(request, limits, budget_end, pending, run, on_case).run(child);
         child.kill_and_reap();
         kill_orphaned_children();   // anything it left behind outside its process group
     }

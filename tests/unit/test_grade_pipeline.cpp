@@ -174,6 +174,16 @@ TEST_CASE("work hidden from the timing events is timed on the grader's clock")
     CHECK(run.results.at("calibration").at("copy_gb_s") == 10.0);
 }
 
+TEST_CASE("a batch the grader's clock disagrees with is timed again, and the better batch counts")
+{
+    const GradeRun run = grade_fake("disturbed_once", {{"scan_kogge_stone", "// FAKE_RUNNER: disturbed_once"}},
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
+    REQUIRE(c.at("status") == "pass");
+    CHECK(c.at("timing").at("note").get<std::string>().find("timed twice") == 0);
+    CHECK(c.at("timing").at("student_ms").get<double>() < 100.0);   // the honest batch: 20 ms launches
+}
+
 TEST_CASE("speed that cannot be honest earns nothing: results replayed from an earlier call, impossible bandwidth")
 {
     const GradeRun cached = grade_fake("cached_replay", {{"scan_kogge_stone", "// FAKE_RUNNER: cached_replay"}},

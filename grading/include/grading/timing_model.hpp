@@ -38,6 +38,10 @@ std::vector<double> accepted_times(const std::vector<harness::TimedRep>& reps, c
 // The runner's event times of the timed repetitions.
 std::vector<double> event_times(const std::vector<harness::TimedRep>& reps);
 
+// The median accepted time of a batch is more than its median event time allows (10% and 5 us):
+// work outside the events, a forgery, or a disturbance on the machine during the batch.
+bool clock_disagrees(const std::vector<harness::TimedRep>& reps, const Allowance& allowance);
+
 // Median absolute deviation from the median; 0 when empty.
 double median_absolute_deviation(const std::vector<double>& samples);
 

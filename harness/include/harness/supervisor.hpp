@@ -52,6 +52,7 @@ struct CaseRun {
     Outcome outcome = Outcome::not_run;
     std::optional<Message> output;     // case_output
     std::vector<TimedRep> reps;        // speed cases: warm-ups and timed repetitions, in order
+    std::vector<TimedRep> retimed_reps;   // a second batch, when the request's retime_if asked for it
     bool timing_incomplete = false;    // the output arrived, the repetitions did not all finish
     nlohmann::json error = nlohmann::json::object();   // cuda_error meta, or {"reason": ...}
     double seconds = 0;                // the whole case, as the grader saw it
@@ -76,6 +77,9 @@ struct RunRequest {
     // How to start runner process number k (from 1): program, sandbox, log file. The program is
     // started with create_channel and must take `--exercise NAME` (added here).
     std::function<SpawnOptions(int k)> spawn;
+    // Asked after a speed case's repetitions: true runs the whole batch once more (a passing
+    // disturbance on the machine can charge an honest batch; a forged one is charged both times).
+    std::function<bool(int case_index, const std::vector<TimedRep>& reps)> retime_if;
 };
 
 // Runs the request; `on_case` is called once per requested case, in order, as soon as it is
