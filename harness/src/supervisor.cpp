@@ -201,6 +201,18 @@ private:
     // static initializers run first).
     void startup_failed(const Ended& ended, const ExitStatus& status)
     {
+        if (ended.why == Ended::Why::timed_out && deadline_ >= budget_end_) {
+            // The exercise's budget ran out while this runner started: the cases left were not
+            // run, which is the earlier cases' doing, not this runner's.
+            while (!pending_.empty()) {
+                CaseRun skipped;
+                skipped.index = pending_.front().index;
+                skipped.error = {{"reason", "not run: the exercise's time limit was used up by earlier cases"}};
+                pending_.pop_front();
+                on_case_(std::move(skipped));
+            }
+            return;
+        }
         const bool gpu = ended.why == Ended::Why::cuda_error;
         run_.startup_failure =
             gpu ? "the runner could not use the GPU: " + ended.error.value("message", std::string("a CUDA error"))

@@ -12,7 +12,7 @@
 // case's own input) | forged_timing (sends a second `launched`, as submitted code writing to the
 // channel would) | garbage_meta | escape (forks a grandchild named grader_escapee that calls
 // setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
-// disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something
+// slow_start (sleeps 3 s before its hello) | disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something
 // else had held the machine; later ones are honest)
 #include <chrono>
 #include <sys/prctl.h>
@@ -133,6 +133,7 @@ int main(int argc, char** argv)
     ChannelWriter channel(child_channel_fd);
     ChannelReader commands(child_command_fd);
 
+    if (behaviour == "slow_start") std::this_thread::sleep_for(std::chrono::seconds(3));
     channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", behaviour != "no_launcher"}});
     if (behaviour == "fake_score")
         std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})" << "\nALL TESTS PASSED"

@@ -121,6 +121,15 @@ TEST_CASE("a hang is stopped by the time limit; the following cases and exercise
     CHECK(run.output.find("vs reference") != std::string::npos);
 }
 
+TEST_CASE("a budget that runs out while a runner starts leaves the cases not run, not blamed on the runner")
+{
+    const GradeRun run = grade_fake("slow_start", {{"scan_kogge_stone", "// FAKE_RUNNER: slow_start"}},
+                                    {"--exercise", "scan_kogge_stone", "--time-limit", "1"});
+    const json& ks = exercise(run, "scan_kogge_stone");
+    CHECK(count_status(ks, "not_run") == static_cast<int>(ks.at("cases").size()));
+    CHECK(ks.at("cases").at(0).at("summary").get<std::string>().find("time limit was used up") != std::string::npos);
+}
+
 TEST_CASE("a compile error, a CUDA error and a crash each cost only their own case or exercise")
 {
     const GradeRun run = grade_fake("errors", {{"scan_kogge_stone", "FAKE_COMPILE_ERROR"},
