@@ -30,6 +30,7 @@ nlohmann::json timing_json(const TimingResult& t)
             {"fraction_of_copy", t.fraction_of_copy},
             {"reps", t.reps},
             {"warmups", t.warmups},
+            {"batches", t.batches},
             {"verified_reps", t.verified_reps},
             {"student_samples_ms", t.student_samples_ms},
             {"reference_samples_ms", t.reference_samples_ms},

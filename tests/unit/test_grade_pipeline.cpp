@@ -189,8 +189,9 @@ TEST_CASE("a batch the grader's clock disagrees with is timed again, and the bet
                                     {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
     const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(c.at("status") == "pass");
-    CHECK(c.at("timing").at("note").get<std::string>().find("timed twice") == 0);
-    CHECK(c.at("timing").at("student_ms").get<double>() < 100.0);   // the honest batch: 20 ms launches
+    CHECK(c.at("timing").at("batches") == 2);
+    // The honest batch counts: 20 ms launches (plus what a loaded machine may charge), not 200.
+    CHECK(c.at("timing").at("student_ms").get<double>() < 150.0);
 }
 
 TEST_CASE("speed that cannot be honest earns nothing: results replayed from an earlier call, impossible bandwidth")

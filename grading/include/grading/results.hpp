@@ -30,6 +30,7 @@ struct TimingResult {
     double reference_bandwidth_gb_s = 0;
     double fraction_of_copy = 0;    // bandwidth_gb_s / the grader's measured copy bandwidth
     int reps = 0, warmups = 0;
+    int batches = 0;                // 2 when the grader's clock disagreed with the first batch
     int verified_reps = 0;          // repetitions whose output the grader checked, picked afterwards
     std::vector<double> student_samples_ms, reference_samples_ms;   // accepted times, in order
     std::string note;               // why a number is missing or was not taken as reported
