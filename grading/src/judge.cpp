@@ -44,19 +44,31 @@ std::uint64_t expected_checksum(const harness::Exercise& exercise, const harness
     return harness::output_checksum(values.data(), values.size());
 }
 
-// Picks repetitions at random, now that all have run, and checks their outputs; returns the first
-// wrong one's position, or -1.
-int first_wrong_repetition(const harness::Exercise& exercise, const harness::Case& c,
-                           const harness::CaseInputs& inputs, const std::vector<harness::TimedRep>& reps, int& verified)
+// The repetitions to check, chosen now that all have run: the fastest timed ones (the median is
+// made of the fast half: work skipped on some calls makes those the fastest, so they are always
+// checked), then others at random.
+std::vector<int> repetitions_to_verify(const std::vector<harness::TimedRep>& reps, const Allowance& allowance)
 {
-    std::vector<int> order(reps.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+    std::vector<int> timed, rest;
+    for (std::size_t k = 0; k < reps.size(); ++k) (reps[k].warmup ? rest : timed).push_back(static_cast<int>(k));
+    std::sort(timed.begin(), timed.end(), [&](int a, int b) {
+        return accepted_ms(reps[static_cast<std::size_t>(a)], allowance) < accepted_ms(reps[static_cast<std::size_t>(b)], allowance);
+    });
+    std::vector<int> picked(timed.begin(), timed.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(timed.size())));
+    rest.insert(rest.end(), timed.begin() + static_cast<std::ptrdiff_t>(picked.size()), timed.end());
     std::random_device random;
-    std::shuffle(order.begin(), order.end(), std::mt19937_64((static_cast<std::uint64_t>(random()) << 32) ^ random()));
-    order.resize(std::min<std::size_t>(order.size(), verified_repetitions));
-    std::sort(order.begin(), order.end());
+    std::shuffle(rest.begin(), rest.end(), std::mt19937_64((static_cast<std::uint64_t>(random()) << 32) ^ random()));
+    for (std::size_t k = 0; k < rest.size() && picked.size() < verified_repetitions; ++k) picked.push_back(rest[k]);
+    std::sort(picked.begin(), picked.end());
+    return picked;
+}
+
+// Checks the chosen repetitions' outputs; returns the first wrong one's position, or -1.
+int first_wrong_repetition(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
+                           const std::vector<harness::TimedRep>& reps, const Allowance& allowance, int& verified)
+{
     verified = 0;
-    for (int k : order) {
+    for (int k : repetitions_to_verify(reps, allowance)) {
         ++verified;
         const auto& rep = reps[static_cast<std::size_t>(k)];
         if (rep.checksum != expected_checksum(exercise, c, inputs, rep.key)) return k;
@@ -179,7 +191,9 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         int verified = 0;
         std::vector<harness::TimedRep> all_reps = run.reps;
         all_reps.insert(all_reps.end(), run.retimed_reps.begin(), run.retimed_reps.end());
-        const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, verified);
+        const auto ref = reference.find(c.index);
+        const Allowance allowance = ref != reference.end() && !ref->second.empty() ? allowance_from(ref->second) : Allowance{};
+        const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);
         if (wrong >= 0) {
             const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
             r.status = "wrong";

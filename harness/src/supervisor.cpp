@@ -1,5 +1,8 @@
 #include "harness/supervisor.hpp"
 
+#include "harness/poison.hpp"
+
+#include <algorithm>
 #include <deque>
 #include <random>
 
@@ -60,6 +63,9 @@ private:
         if (c.timed) limit += limits_.timing_extra;
         deadline_ = std::min(case_started_ + limit, budget_end_);
 
+        // An output is the case's elements with guard zones, three buffers' worth at most; a header
+        // announcing more is malformed rather than an allocation the grader makes.
+        answers.set_max_blob_bytes(8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
         send(commands, MessageType::run_case, {{"case", c.index}});
         current_->output = expect(answers, MessageType::case_output);
         if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)

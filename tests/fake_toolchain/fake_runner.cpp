@@ -12,7 +12,8 @@
 // case's own input) | forged_timing (sends a second `launched`, as submitted code writing to the
 // channel would) | garbage_meta | escape (forks a grandchild named grader_escapee that calls
 // setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
-// slow_start (sleeps 3 s before its hello) | disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something
+// skips_most (on four calls in five, answers fast with the first output it computed: a kernel that
+// skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) | disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something
 // else had held the machine; later ones are honest)
 #include <chrono>
 #include <sys/prctl.h>
@@ -143,6 +144,7 @@ int main(int argc, char** argv)
     CaseInputs inputs;
     std::uint64_t key = 0;
     int launches = 0;
+    bool skipped = false;
     for (;;) {
         Message command;
         if (commands.receive(command, std::chrono::steady_clock::time_point::max()) != ChannelReader::Result::message) return 0;
@@ -174,7 +176,9 @@ int main(int argc, char** argv)
         case MessageType::launch: {
             const auto start = std::chrono::steady_clock::now();
             const bool disturbed = behaviour == "hidden_stream" || (behaviour == "disturbed_once" && ++launches <= 7);
-            if (behaviour != "too_fast") std::this_thread::sleep_for(std::chrono::milliseconds(disturbed ? 200 : 20));
+            skipped = behaviour == "skips_most" && ++launches % 5 != 0;
+            if (behaviour != "too_fast")
+                std::this_thread::sleep_for(std::chrono::milliseconds(disturbed ? 200 : skipped ? 2 : 20));
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             const double reported = behaviour == "too_fast" ? 1e-4 : disturbed ? 20.0 : ms;
             channel.send(MessageType::launched, {{"event_ms", reported}});
@@ -184,7 +188,8 @@ int main(int argc, char** argv)
         case MessageType::checksum:
             channel.send(MessageType::checksummed,
                          {{"checksum", correct_checksum(*exercise, *current,
-                                                        behaviour == "cached_replay" ? inputs : make_variant(inputs, key))}});
+                                                        behaviour == "cached_replay" || skipped ? inputs
+                                                                                                : make_variant(inputs, key))}});
             break;
         case MessageType::calibrate:
             // A "device" whose copy bandwidth is 10 GB/s: the 20 ms "kernel" (80 MB of a 10M scan, 4 GB/s)

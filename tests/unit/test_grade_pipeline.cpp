@@ -204,6 +204,12 @@ TEST_CASE("speed that cannot be honest earns nothing: results replayed from an e
     CHECK(c.at("findings").at(0).get<std::string>().find("signs of some elements flipped") != std::string::npos);
     CHECK(exercise(cached, "scan_kogge_stone").at("points") == 0.0);
 
+    // Work skipped on most calls puts the median among the skipped ones; the fastest repetitions are
+    // always among those checked.
+    const GradeRun skips = grade_fake("skips_most", {{"scan_kogge_stone", "// FAKE_RUNNER: skips_most"}},
+                                      {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    CHECK(exercise(skips, "scan_kogge_stone").at("cases").at(0).at("status") == "wrong");
+
     const GradeRun fast = grade_fake("too_fast", {{"scan_kogge_stone", "// FAKE_RUNNER: too_fast"}},
                                      {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
     const json& f = exercise(fast, "scan_kogge_stone").at("cases").at(0);
