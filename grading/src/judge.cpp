@@ -32,18 +32,6 @@ std::string hex(std::uint64_t value)
     return text;
 }
 
-// The checksum a correct output of the variant `key` has (timed cases hold integer-valued data,
-// so it is exact: harness/variant.hpp).
-std::uint64_t expected_checksum(const harness::Exercise& exercise, const harness::Case& c,
-                                const harness::CaseInputs& inputs, std::uint64_t key)
-{
-    const harness::Expected expected = harness::golden(exercise, c, harness::make_variant(inputs, key));
-    if (harness::element_type(exercise.family) == harness::ElementType::f64)
-        return harness::output_checksum(expected.value.data(), expected.value.size());
-    std::vector<float> values(expected.value.begin(), expected.value.end());
-    return harness::output_checksum(values.data(), values.size());
-}
-
 // The repetitions to check, chosen now that all have run: the fastest timed ones (the median is
 // made of the fast half: work skipped on some calls makes those the fastest, so they are always
 // checked), then others at random.
@@ -71,7 +59,7 @@ int first_wrong_repetition(const harness::Exercise& exercise, const harness::Cas
     for (int k : repetitions_to_verify(reps, allowance)) {
         ++verified;
         const auto& rep = reps[static_cast<std::size_t>(k)];
-        if (rep.checksum != expected_checksum(exercise, c, inputs, rep.key)) return k;
+        if (rep.checksum != harness::golden_checksum(exercise, c, harness::make_variant(inputs, rep.key))) return k;
     }
     return -1;
 }

@@ -3,6 +3,7 @@
 
 #include "compensated_sum.hpp"
 #include "harness/check.hpp"
+#include "harness/variant.hpp"
 
 namespace harness {
 namespace {
@@ -120,6 +121,14 @@ Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& input
     case Family::conv2d: return conv_golden(c, inputs, true);
     }
     throw std::logic_error("no golden results for family " + std::string(family_name(exercise.family)));
+}
+
+std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const CaseInputs& inputs)
+{
+    const Expected expected = golden(exercise, c, inputs);
+    if (element_type(exercise.family) == ElementType::f64) return output_checksum(expected.value.data(), expected.value.size());
+    const std::vector<float> values(expected.value.begin(), expected.value.end());
+    return output_checksum(values.data(), values.size());
 }
 
 }  // namespace harness

@@ -94,15 +94,6 @@ int at(const std::string& behaviour, const std::string& prefix)
     return behaviour.rfind(prefix, 0) == 0 ? std::stoi(behaviour.substr(prefix.size())) : -1;
 }
 
-// The checksum of a correct output for these inputs (what the GPU runner computes on its output).
-std::uint64_t correct_checksum(const Exercise& e, const Case& c, const CaseInputs& inputs)
-{
-    const Expected expected = golden(e, c, inputs);
-    if (element_type(e.family) == ElementType::f64) return output_checksum(expected.value.data(), expected.value.size());
-    std::vector<float> values(expected.value.begin(), expected.value.end());
-    return output_checksum(values.data(), values.size());
-}
-
 // A grandchild that leaves the runner's process group and would live on; it has its name before
 // the runner goes on, so a test that finds no process of that name knows it was killed.
 void escape()
@@ -187,7 +178,7 @@ int main(int argc, char** argv)
         }
         case MessageType::checksum:
             channel.send(MessageType::checksummed,
-                         {{"checksum", correct_checksum(*exercise, *current,
+                         {{"checksum", golden_checksum(*exercise, *current,
                                                         behaviour == "cached_replay" || skipped ? inputs
                                                                                                 : make_variant(inputs, key))}});
             break;

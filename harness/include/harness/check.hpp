@@ -25,6 +25,9 @@ struct Expected {
 };
 
 Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
+// The checksum (harness/variant.hpp) of the correct output for these inputs, as the runner computes
+// it on the GPU. Exact for integer-valued data, which is what timed cases hold.
+std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
 
 // Tolerance for a float32 sum of `terms` values whose absolute values add up to `abs_sum`, formed
 // in any order whose combining tree is at most `depth` additions deep: gamma(depth) * abs_sum with
