@@ -2,17 +2,16 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <map>
 #include <sstream>
-#include <cstdlib>
 
 #include "grader_config.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
-#include "grading/timing_model.hpp"
 #include "judge.hpp"
 
 namespace fs = std::filesystem;
@@ -172,8 +171,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
     auto request = make_request(exercise, cases, build->executable, false, options, "runner", false);
     request.retime_if = [&reference](int index, const std::vector<harness::TimedRep>& reps) {
-        const auto ref = reference.find(index);
-        return detail::clock_disagrees(reps, ref == reference.end() ? detail::Allowance{} : detail::allowance_from(ref->second));
+        return detail::clock_disagrees(reps, detail::allowance_for(reference, index));
     };
     std::size_t position = 0;
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {

@@ -13,7 +13,6 @@
 #include "harness/data.hpp"
 #include "harness/poison.hpp"
 #include "harness/variant.hpp"
-#include "grading/timing_model.hpp"
 
 namespace grading::detail {
 
@@ -106,14 +105,13 @@ namespace {
 // The time of a speed case: the accepted times of its repetitions (timing_model.hpp) against the
 // reference's, measured the same way.
 TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
-                       const CaseRun& run, const ReferenceReps& reference_reps)
+                       const CaseRun& run, const ReferenceReps& reference_reps, const Allowance& allowance)
 {
     TimingResult t;
     t.cpu_ms = harness::cpu_baseline_ms(exercise, c, inputs);
     const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
     const auto ref = reference_reps.find(c.index);
     const bool have_reference = ref != reference_reps.end() && !ref->second.empty();
-    const Allowance allowance = have_reference ? allowance_from(ref->second) : Allowance{};
     t.launch_overhead_allowance_ms = allowance.launch_overhead_ms;
     if (run.reps.empty()) {
         t.note = run.timing_incomplete ? "the timed repetitions did not finish within the case's time limit" : "no timing";
@@ -160,6 +158,12 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
 
 }  // namespace
 
+Allowance allowance_for(const ReferenceReps& reference, int case_index)
+{
+    const auto ref = reference.find(case_index);
+    return ref != reference.end() && !ref->second.empty() ? allowance_from(ref->second) : Allowance{};
+}
+
 // The verdict on one settled case: the check of its output, or what stopped it.
 void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run, const ReferenceReps& reference,
            CaseResult& r)
@@ -179,8 +183,7 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         int verified = 0;
         std::vector<harness::TimedRep> all_reps = run.reps;
         all_reps.insert(all_reps.end(), run.retimed_reps.begin(), run.retimed_reps.end());
-        const auto ref = reference.find(c.index);
-        const Allowance allowance = ref != reference.end() && !ref->second.empty() ? allowance_from(ref->second) : Allowance{};
+        const Allowance allowance = allowance_for(reference, c.index);
         const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);
         if (wrong >= 0) {
             const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
@@ -193,7 +196,7 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
             r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", hex(rep.key)}};
             return;
         }
-        r.timing = time_case(exercise, c, inputs, run, reference);
+        r.timing = time_case(exercise, c, inputs, run, reference, allowance);
         r.timing->verified_reps = verified;
         if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
             r.findings.push_back("launch every kernel on the legacy default stream and return when the output is "

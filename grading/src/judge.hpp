@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "grading/results.hpp"
+#include "grading/timing_model.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
 #include "harness/exercise.hpp"
@@ -16,6 +17,10 @@ namespace grading::detail {
 // The reference's repetitions of each speed case, by case index, timed right before the
 // submission's run of the exercise.
 using ReferenceReps = std::map<int, std::vector<harness::TimedRep>>;
+
+// The allowances the reference's repetitions of this case give (grading/timing_model.hpp); the
+// defaults where the reference was not timed.
+Allowance allowance_for(const ReferenceReps& reference, int case_index);
 
 // The case's identity and the command that reruns it, before any verdict.
 CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,

@@ -165,27 +165,23 @@ private:
         if (!said_hello_) return startup_failed(ended, status);
         if (!current_) return;   // every case was settled: what came after does not matter
         CaseRun& failed = *current_;
+        failed.reps.clear();   // a conversation that broke off leaves no repetition to count
+        failed.retimed_reps.clear();
         switch (ended.why) {
         case Ended::Why::cuda_error:
             failed.outcome = CaseRun::Outcome::cuda_error;
             failed.error = ended.error;
-            failed.reps.clear();
-            failed.retimed_reps.clear();
             break;
         case Ended::Why::violation:
             failed.outcome = CaseRun::Outcome::protocol_error;
             failed.error = {{"reason", "the grader's private channel received " + ended.what +
                                            ": submitted code must not write to the grader's file descriptors"}};
             failed.output.reset();
-            failed.reps.clear();
-            failed.retimed_reps.clear();
             break;
         case Ended::Why::timed_out:
         case Ended::Why::closed:
             if (failed.outcome == CaseRun::Outcome::output && timed_out) {
                 failed.timing_incomplete = true;   // its output arrived; the repetitions did not finish
-                failed.reps.clear();
-                failed.retimed_reps.clear();
                 break;
             }
             const bool budget_cut = timed_out && deadline_ >= budget_end_;
@@ -195,8 +191,6 @@ private:
             failed.error = {{"reason", timed_out ? limit : "the runner " + status.describe() + " during the case"},
                             {"exit", status.describe()}};
             failed.output.reset();
-            failed.reps.clear();
-            failed.retimed_reps.clear();
             break;
         }
         settle_current();
