@@ -1,12 +1,6 @@
-// A small JSON Schema validator for the subset of draft 2020-12 that grading/results.schema.json
-// uses. It exists so the tests can prove every results.json we write matches the published schema
-// without pulling in another dependency.
-//
-// Supported keywords: type (string or array of strings; "integer" accepts integral numbers),
-// properties, required, additionalProperties (bool or schema), items (schema), minItems, maxItems,
-// enum, const, minimum, maximum, minLength, pattern (std::regex ECMAScript), $ref to "#/$defs/NAME",
-// $defs, anyOf, oneOf, description/title/$schema/$id/$comment (ignored). Any other keyword is an error
-// reported by validate(), so the schema cannot silently use something unchecked.
+// JSON Schema validation of the documents the grader writes and reads (results.json, the rubric), done by
+// valijson (Debian: libvalijson-dev). valijson implements draft 07: a schema may use only keywords that
+// draft 07 defines with the same meaning, since valijson ignores any keyword it does not know.
 #pragma once
 
 #include <string>
@@ -18,10 +12,12 @@ namespace grading {
 
 struct SchemaError {
     std::string instance_path;   // JSON pointer into the document, e.g. "/exercises/0/points"
-    std::string message;         // e.g. "required property 'status' is missing"
+    std::string message;         // e.g. "Missing required property 'status'."
 };
 
-// Validates `document` against `schema`; returns every error found (empty: valid).
+// Validates `document` against `schema`; returns every error found (empty: valid). A schema valijson cannot
+// use (malformed keyword value, unresolvable $ref, invalid pattern) gives one error with an empty path whose
+// message starts "schema error:", so a broken schema never passes a document.
 std::vector<SchemaError> validate_json_schema(const nlohmann::json& schema, const nlohmann::json& document);
 
 }  // namespace grading
