@@ -24,3 +24,11 @@ function(grader_add_gpu_test NAME)
   add_test(NAME ${NAME} COMMAND ${ARG_COMMAND})
   set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} SKIP_RETURN_CODE 77 LABELS "gpu")
 endfunction()
+
+# grader_add_family(FOLDER)
+# An exercise family under harness/families/FOLDER: FOLDER_family.cpp (cases, inputs) joins
+# harness_core, FOLDER_checks.cpp (golden results, CPU version, diagnosis) joins harness_checking.
+function(grader_add_family FOLDER)
+  target_sources(harness_core PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/${FOLDER}/${FOLDER}_family.cpp)
+  target_sources(harness_checking PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/${FOLDER}/${FOLDER}_checks.cpp)
+endfunction()

@@ -12,6 +12,9 @@
 // can be sticky); the grader continues in a new one.
 #include <cuda_runtime.h>
 
+#include <cxxabi.h>
+#include <typeinfo>
+
 #include <cstdio>
 #include <fcntl.h>
 #include <cstring>
@@ -26,8 +29,8 @@
 #include "harness/cuda_check.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/family.hpp"
 #include "harness/poison.hpp"
-#include "harness/process.hpp"
 #include "launchers.hpp"
 #include "timed_runs.hpp"
 
@@ -42,14 +45,14 @@ struct CaseBuffers {
 
 CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& inputs)
 {
-    const bool f64 = element_type(exercise.family) == ElementType::f64;
+    const bool f64 = element_type(exercise) == ElementType::f64;
     const std::size_t element = f64 ? 8 : 4;
     CaseBuffers buffers;
     buffers.in = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.n), element);
     buffers.in->upload(inputs.input_data(), f64 ? input_guard_f64 : input_guard_f32);
-    buffers.out = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.output_elements(exercise.family)), element);
+    buffers.out = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(output_elements(exercise, c)), element);
     buffers.out->fill(f64 ? unwritten_f64 : unwritten_f32);
-    if (uses_scratch(exercise.family)) {
+    if (uses_scratch(exercise)) {
         buffers.scratch = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.n + scratch_extra), element);
         buffers.scratch->fill(f64 ? scratch_f64 : scratch_f32);
     }
@@ -122,7 +125,7 @@ Capture capture_output(const Case& c, const CaseInputs& inputs, const CaseBuffer
 // checksum of what it wrote: a wrong output that changes between runs points to a race.
 std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffers)
 {
-    buffers.out->fill(element_type(exercise.family) == ElementType::f64 ? unwritten_f64 : unwritten_f32);
+    buffers.out->fill(element_type(exercise) == ElementType::f64 ? unwritten_f64 : unwritten_f32);
     call_launcher(exercise.name, buffers.args);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -143,7 +146,7 @@ struct CurrentCase {
 bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<Case>& cases, const Message& command,
             CurrentCase& current, std::string& phase, int& case_index)
 {
-    const bool f64 = element_type(exercise.family) == ElementType::f64;
+    const bool f64 = element_type(exercise) == ElementType::f64;
     switch (command.type) {
     case MessageType::run_case: {
         const int index = command.meta.at("case").get<int>();
@@ -200,6 +203,15 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
     }
 }
 
+// "std::bad_alloc", "std::runtime_error": the dynamic type of an exception, readable.
+std::string type_name(const std::exception& error)
+{
+    int status = 0;
+    const char* mangled = typeid(error).name();
+    std::unique_ptr<char, void (*)(void*)> readable(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+    return status == 0 && readable ? readable.get() : mangled;
+}
+
 int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exercise_name)
 {
     const Exercise* exercise = find_exercise(exercise_name);
@@ -225,8 +237,9 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
                                                {"message", error.what()}});
         return 3;
     } catch (const std::exception& error) {
-        channel.send(MessageType::cuda_error, {{"case", case_index}, {"phase", phase}, {"error", "runner_exception"},
-                                               {"message", error.what()}});
+        // Thrown by the launcher (or by the runner on a command it cannot carry out): not a CUDA error.
+        channel.send(MessageType::exception, {{"case", case_index}, {"phase", phase}, {"type", type_name(error)},
+                                              {"message", error.what()}});
         return 4;
     }
 }

@@ -31,6 +31,7 @@
 #include "harness/check.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/family.hpp"
 #include "harness/poison.hpp"
 #include "harness/process.hpp"
 #include "harness/variant.hpp"
@@ -72,7 +73,7 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
     append(blob, input_guard_f32, 2 * guard_elements);
     const std::size_t in_guard_bytes = blob.size() - out_bytes;
     std::size_t scratch_bytes = 0;
-    if (e.family == Family::full_scan) {
+    if (uses_scratch(e)) {
         append(blob, scratch_f32, 2 * guard_elements);
         scratch_bytes = blob.size() - out_bytes - in_guard_bytes;
     }

@@ -9,6 +9,7 @@
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "scan/scan.hpp"
 
 using namespace harness;
 

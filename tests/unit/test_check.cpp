@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "harness/check.hpp"
+#include "harness/family.hpp"
+#include "scan/scan.hpp"
 #include "harness/poison.hpp"
 
 using namespace harness;
@@ -59,7 +61,7 @@ struct ScanFixture {
         expected = golden(exercise, c, inputs);
         for (double v : expected.value) out.values.push_back(static_cast<float>(v));
     }
-    RawOutput raw() const { return out.raw(inputs, exercise.family == Family::full_scan); }
+    RawOutput raw() const { return out.raw(inputs, uses_scratch(exercise)); }
     Diagnosis check() const { return check_case(exercise, c, inputs, expected, raw()); }
 };
 

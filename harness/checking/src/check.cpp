@@ -1,0 +1,323 @@
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include "family_checks.hpp"
+#include "harness/family.hpp"
+#include "harness/poison.hpp"
+
+namespace harness {
+namespace detail {
+namespace {
+
+template <typename Bits, typename Value>
+void compare_typed(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bits, const Expected& expected,
+                   ArrayComparison& cmp)
+{
+    const std::size_t n = expected.value.size();
+    cmp.actual.resize(n);
+    cmp.marks.assign(n, Mark::ok);
+    for (std::size_t i = 0; i < n; ++i) {
+        Bits bits;
+        std::memcpy(&bits, bytes + i * sizeof(Bits), sizeof(Bits));
+        Value value;
+        std::memcpy(&value, &bits, sizeof(Bits));
+        cmp.actual[i] = static_cast<double>(value);
+        const double want = expected.value[i];
+        Mark mark = Mark::ok;
+        if (bits == unwritten_bits) mark = Mark::unwritten;
+        else if (bits == guard_bits) mark = Mark::guard_copy;
+        else if (std::isnan(value)) mark = std::isnan(want) ? Mark::ok : Mark::nan;
+        else if (!(std::fabs(cmp.actual[i] - want) <= expected.tolerance_at(i))) mark = Mark::wrong;
+        cmp.marks[i] = mark;
+        if (mark == Mark::ok) continue;
+        ++cmp.bad;
+        if (cmp.first_bad < 0) cmp.first_bad = static_cast<std::int64_t>(i);
+        cmp.last_bad = static_cast<std::int64_t>(i);
+        if (mark == Mark::wrong) ++cmp.wrong;
+        else if (mark == Mark::unwritten) ++cmp.unwritten;
+        else if (mark == Mark::nan) ++cmp.nan;
+        else ++cmp.guard_copy;
+    }
+}
+
+// Indices (relative to the zone) of elements that no longer hold `pattern`.
+template <typename Bits>
+std::vector<std::int64_t> damaged(const std::uint8_t* zone, std::int64_t elements, Bits pattern)
+{
+    std::vector<std::int64_t> changed;
+    for (std::int64_t i = 0; i < elements; ++i) {
+        Bits bits;
+        std::memcpy(&bits, zone + i * sizeof(Bits), sizeof(Bits));
+        if (bits != pattern) changed.push_back(i);
+    }
+    return changed;
+}
+
+std::vector<std::int64_t> damaged_zone(const std::uint8_t* zone, ElementType type, std::uint64_t pattern)
+{
+    return type == ElementType::f64 ? damaged<std::uint64_t>(zone, guard_elements, pattern)
+                                    : damaged<std::uint32_t>(zone, guard_elements, static_cast<std::uint32_t>(pattern));
+}
+
+// Front and back guard zones of one buffer: adds a finding for each damaged side.
+void check_zone_pair(const std::uint8_t* front_zone, const std::uint8_t* back_zone, ElementType type,
+                     std::uint64_t pattern, const std::string& buffer, std::int64_t length, Diagnosis& d)
+{
+    const auto front = damaged_zone(front_zone, type, pattern);
+    const auto back = damaged_zone(back_zone, type, pattern);
+    if (!front.empty()) {
+        const std::int64_t lowest = front.front() - guard_elements;   // negative index
+        d.findings.push_back("wrote " + with_commas(static_cast<std::int64_t>(front.size())) +
+                             " element(s) before the start of `" + buffer + "` (lowest index " + std::to_string(lowest) +
+                             "): an index computed below 0 is not guarded");
+        d.detail["writes_outside"][buffer]["before"] = {{"count", front.size()}, {"lowest_index", lowest}};
+    }
+    if (!back.empty()) {
+        const std::int64_t first = length + back.front();
+        d.findings.push_back("wrote " + with_commas(static_cast<std::int64_t>(back.size())) + " element(s) past the end of `" +
+                             buffer + "` (first at index " + with_commas(first) + ", the buffer has " +
+                             with_commas(length) + (buffer == "scratch" ? "): keep within the scratch length the contract "
+                                                                          "guarantees (docs/CONTRACT.md)"
+                                                                        : "): guard the store with `if (i < n)`"));
+        d.detail["writes_outside"][buffer]["after"] = {{"count", back.size()}, {"first_index", first}};
+    }
+}
+
+}  // namespace
+
+bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
+                        const std::function<double(std::size_t)>& model, std::int64_t min_matches)
+{
+    std::int64_t matched = 0;
+    for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
+        const double predicted = model(i);
+        if (cmp.marks[i] != Mark::wrong) continue;
+        if (!(std::fabs(cmp.actual[i] - predicted) <= expected.tolerance_at(i))) return false;
+        ++matched;
+    }
+    return matched >= std::max<std::int64_t>(min_matches, 1);
+}
+
+ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expected& expected)
+{
+    ArrayComparison cmp;
+    const std::uint8_t* data = raw.output(type);
+    if (type == ElementType::f64)
+        compare_typed<std::uint64_t, double>(data, unwritten_f64, input_guard_f64, expected, cmp);
+    else
+        compare_typed<std::uint32_t, float>(data, unwritten_f32, input_guard_f32, expected, cmp);
+    return cmp;
+}
+
+void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, const CaseInputs& inputs,
+                  Diagnosis& d)
+{
+    const bool f64 = type == ElementType::f64;
+    const std::size_t element = element_bytes(type);
+    const std::int64_t n_out = static_cast<std::int64_t>(raw.out_with_guards.size() / element) - 2 * guard_elements;
+    const std::size_t guard_bytes = static_cast<std::size_t>(guard_elements) * element;
+    const std::uint8_t* out = raw.out_with_guards.data();
+    check_zone_pair(out, out + guard_bytes + static_cast<std::size_t>(n_out) * element, type,
+                    f64 ? unwritten_f64 : unwritten_f32, "out", n_out, d);
+    check_zone_pair(raw.in_guards.data(), raw.in_guards.data() + guard_bytes, type,
+                    f64 ? input_guard_f64 : input_guard_f32, "in", n_in, d);
+    if (!raw.scratch_guards.empty())
+        check_zone_pair(raw.scratch_guards.data(), raw.scratch_guards.data() + guard_bytes, type,
+                        f64 ? scratch_f64 : scratch_f32, "scratch", n_in + scratch_extra, d);
+    const std::uint64_t expected_checksum = checksum64(inputs.input_data(), inputs.input_bytes());
+    if (raw.input_checksum != expected_checksum) {
+        std::string where = raw.input_first_changed >= 0
+                                ? " (" + with_commas(raw.input_changed_elements) + " element(s), first at in[" +
+                                      with_commas(raw.input_first_changed) + "])"
+                                : "";
+        d.findings.push_back("the input was modified" + where +
+                             ": a launcher must not write to its inputs; use `scratch` or shared memory");
+        d.detail["input_modified"] = {{"first_index", raw.input_first_changed},
+                                      {"count", raw.input_changed_elements}};
+    }
+}
+
+void describe_sections(const ArrayComparison& cmp, std::int64_t section, const char* word, Diagnosis& d)
+{
+    if (cmp.bad == 0 || section <= 0) return;
+    const std::int64_t n = static_cast<std::int64_t>(cmp.marks.size());
+    const std::int64_t sections = (n + section - 1) / section;
+    std::int64_t bad_sections = 0, first = -1, last = -1, min_offset = section, max_offset = -1;
+    for (std::int64_t s = 0; s < sections; ++s) {
+        bool any = false;
+        const std::int64_t end = std::min(n, (s + 1) * section);
+        for (std::int64_t i = s * section; i < end; ++i) {
+            if (cmp.marks[static_cast<std::size_t>(i)] == Mark::ok) continue;
+            any = true;
+            min_offset = std::min(min_offset, i - s * section);
+            max_offset = std::max(max_offset, i - s * section);
+        }
+        if (!any) continue;
+        ++bad_sections;
+        if (first < 0) first = s;
+        last = s;
+    }
+    std::ostringstream where;
+    where << "wrong elements lie in " << with_commas(bad_sections) << " of " << with_commas(sections) << " " << word
+          << "s of " << section << " elements";
+    if (bad_sections == 1) where << " (only " << word << " " << first << ")";
+    else if (first > 0 && bad_sections == last - first + 1 && last == sections - 1)
+        where << ": every " << word << " from " << first << " on, and none before";
+    else where << " (" << word << "s " << first << " to " << last << ")";
+    if (min_offset > 0 || max_offset < section - 1)
+        where << "; within a " << word << " only offsets " << min_offset << " to " << max_offset << " are wrong";
+    d.findings.push_back(where.str());
+    d.detail["sections"] = {{"size", section},       {"total", sections},         {"bad", bad_sections},
+                            {"first_bad", first},     {"last_bad", last},          {"min_offset", min_offset},
+                            {"max_offset", max_offset}};
+}
+
+}  // namespace detail
+
+RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob)
+{
+    // The output comes first and can be a gigabyte: it keeps the blob's memory, the small guard
+    // segments after it are copied out.
+    RawOutput raw;
+    const auto& segments = meta.at("segments");
+    if (!segments.is_array() || segments.size() != 3 || segments.at(0).at("name") != "out")
+        throw std::runtime_error("case output: unexpected segments");
+    std::size_t at = 0, out_bytes = 0;
+    for (const auto& segment : segments) {
+        const std::size_t bytes = segment.at("bytes").get<std::size_t>();
+        if (bytes > blob.size() - at) throw std::runtime_error("case output: segments exceed the data sent");
+        const std::string name = segment.at("name").get<std::string>();
+        const auto first = blob.begin() + static_cast<std::ptrdiff_t>(at);
+        if (name == "out") out_bytes = bytes;
+        else if (name == "in_guards") raw.in_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
+        else if (name == "scratch_guards") raw.scratch_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
+        else throw std::runtime_error("case output: unknown segment " + name);
+        at += bytes;
+    }
+    blob.resize(out_bytes);
+    raw.out_with_guards = std::move(blob);
+    raw.input_checksum = meta.at("input_checksum").get<std::uint64_t>();
+    raw.input_first_changed = meta.value("input_first_changed", std::int64_t{-1});
+    raw.input_changed_elements = meta.value("input_changed_elements", std::int64_t{0});
+    if (meta.contains("repeat_checksum")) raw.repeat_checksum = meta.at("repeat_checksum").get<std::uint64_t>();
+    return raw;
+}
+
+std::string with_commas(std::int64_t value)
+{
+    std::string digits = std::to_string(value < 0 ? -value : value), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return value < 0 ? "-" + out : out;
+}
+
+std::string format_value(double value)
+{
+    if (std::isnan(value)) return "NaN";
+    std::ostringstream s;
+    s.precision(9);
+    s << value;
+    return s.str();
+}
+
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expected, Diagnosis& d)
+{
+    const auto i = static_cast<std::size_t>(cmp.first_bad);
+    const std::string index = "out[" + with_commas(cmp.first_bad) + "]";
+    std::string line;
+    switch (cmp.marks[i]) {
+    case detail::Mark::unwritten: line = "first wrong element: " + index + " was never written"; break;
+    case detail::Mark::guard_copy:
+        line = "first wrong element: " + index + " holds the guard-zone NaN pattern of `in`: a value read from outside the input";
+        break;
+    default:
+        line = "first wrong element: " + index + " = " + format_value(cmp.actual[i]) + ", expected " +
+               format_value(expected.value[i]);
+        if (expected.tolerance_at(i) > 0) line += " (tolerance " + format_value(expected.tolerance_at(i)) + ")";
+    }
+    d.findings.push_back(line);
+    d.detail["first_wrong"] = {{"index", cmp.first_bad},
+                               {"expected", expected.value[i]},
+                               {"actual", std::isnan(cmp.actual[i]) ? nlohmann::json(nullptr) : nlohmann::json(cmp.actual[i])},
+                               {"tolerance", expected.tolerance_at(i)}};
+}
+
+void describe_unwritten(const detail::ArrayComparison& cmp, Diagnosis& d)
+{
+    const auto n = static_cast<std::int64_t>(cmp.marks.size());
+    if (cmp.unwritten == 0) return;
+    if (cmp.unwritten == n) {
+        d.findings.push_back("no output element was written: does the launcher launch a kernel, and does the "
+                             "kernel store its results to `out`?");
+        return;
+    }
+    std::int64_t tail = 0;
+    while (tail < n && cmp.marks[static_cast<std::size_t>(n - 1 - tail)] == detail::Mark::unwritten) ++tail;
+    if (tail == cmp.unwritten)
+        d.findings.push_back("the last " + with_commas(tail) + " element(s) were never written (out[" +
+                             with_commas(n - tail) + "] to out[" + with_commas(n - 1) +
+                             "]): the grid does not cover all n elements (round the block count up)");
+    else
+        d.findings.push_back(with_commas(cmp.unwritten) + " element(s) were never written");
+}
+
+}  // namespace
+
+Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                     const RawOutput& raw)
+{
+    const ElementType type = element_type(exercise);
+    const std::size_t n_out = expected.value.size();
+    const std::size_t guards = 2 * guard_elements * element_bytes(type);
+    if (raw.out_with_guards.size() != n_out * element_bytes(type) + guards || raw.in_guards.size() != guards ||
+        raw.scratch_guards.size() != (uses_scratch(exercise) ? guards : 0))
+        throw std::runtime_error("case output: the runner sent buffers of the wrong size");
+
+    Diagnosis d;
+    const detail::ArrayComparison cmp = detail::compare_array(raw, type, expected);
+    d.detail["elements"] = n_out;
+    d.detail["wrong"] = cmp.bad;
+    if (cmp.bad > 0) {
+        d.summary = with_commas(cmp.bad) + " of " + with_commas(static_cast<std::int64_t>(n_out)) + " output element(s) wrong";
+        describe_first_bad(cmp, expected, d);
+        describe_unwritten(cmp, d);
+        d.detail["never_written"] = cmp.unwritten;
+        d.detail["nan"] = cmp.nan + cmp.guard_copy;
+        if (cmp.nan > 0)
+            d.findings.push_back(with_commas(cmp.nan) + " element(s) are NaN: " +
+                                 (uses_scratch(exercise) ? "the input's guard zones and fresh scratch hold NaN, so the "
+                                                           "kernel read outside `in` or read scratch before writing it"
+                                                         : "the input's guard zones hold NaN, so the kernel read "
+                                                           "outside `in`"));
+        if (cmp.guard_copy > 0)
+            d.findings.push_back(with_commas(cmp.guard_copy) + " element(s) are copies of the guard zone around "
+                                 "`in`: the kernel read outside the input");
+        detail::checks_of(exercise).diagnose(exercise, c, inputs, expected, cmp, d);
+    }
+    if (cmp.bad > 0 && raw.repeat_checksum) {
+        const bool changed = raw.output_checksum(type) != *raw.repeat_checksum;
+        d.detail["changes_between_runs"] = changed;
+        if (changed)
+            d.findings.push_back("a second run on the same input gave a different output: a race (a missing "
+                                 "__syncthreads() or __syncwarp(), or blocks that wait for each other's results in one "
+                                 "launch)");
+    }
+    const std::size_t findings_before_guards = d.findings.size();
+    detail::check_guards(raw, type, c.n, inputs, d);
+    d.correct = cmp.bad == 0 && d.findings.size() == findings_before_guards;
+    if (cmp.bad == 0)
+        d.summary = d.correct ? "all " + with_commas(static_cast<std::int64_t>(n_out)) + " output element(s) correct"
+                              : "output correct, but " + d.findings[findings_before_guards];
+    return d;
+}
+
+}  // namespace harness

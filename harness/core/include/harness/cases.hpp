@@ -1,0 +1,43 @@
+// The cases each exercise is graded on. A case is reproducible from its exercise, label and seed:
+// the seed is derived from the two names, so `grade --exercise E --case LABEL` reruns it anywhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/exercise.hpp"
+
+namespace harness {
+
+enum class DataKind {
+    integers,          // integer-valued: every correct summation order gives the exact result
+    fractions,         // fractional values of mixed sign: checked with a rounding-error tolerance
+    mixed_magnitudes,  // reductions: values from 2^-20 to 2^20 together, mixed sign
+};
+const char* data_kind_name(DataKind kind);
+
+struct Case {
+    int index = 0;              // position in the exercise's case list
+    std::string label;          // unique within the exercise, e.g. "n=1025/int"
+    std::int64_t n = 0;         // input elements (conv2d: height * width)
+    int height = 0, width = 0;  // conv2d only
+    int mask_width = 0;         // convolutions only
+    DataKind data = DataKind::integers;
+    std::uint64_t seed = 0;
+    bool timed = false;         // a speed case: also timed against the reference
+};
+
+// The exercise's cases, from its family (harness/family.hpp).
+std::vector<Case> cases_for(const Exercise& exercise);
+// The case with this label, or nullptr.
+const Case* find_case(const std::vector<Case>& cases, const std::string& label);
+
+// 64-bit FNV-1a: seeds from names, checksums of buffers.
+std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash = 0xcbf29ce484222325ull);
+std::uint64_t seed_for(const std::string& exercise, const std::string& label);
+// "0x" and 16 hex digits: how seeds and keys are written in JSON and shown (numbers above 2^53 are
+// corrupted by common JSON readers).
+std::string hex64(std::uint64_t value);
+
+}  // namespace harness

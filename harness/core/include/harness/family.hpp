@@ -1,0 +1,57 @@
+// What the runner and the grader both need to know of an exercise family: its cases, their inputs
+// and the buffers its launcher takes. One implementation per id of harness/families.def, in that
+// family's folder under harness/families/; the grader-side half (golden results, diagnosis) is
+// FamilyChecks in harness_checking.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/cases.hpp"
+#include "harness/data.hpp"
+#include "harness/exercise.hpp"
+
+namespace harness {
+
+class ExerciseFamily {
+public:
+    virtual ~ExerciseFamily() = default;
+    virtual ElementType element_type() const = 0;
+    virtual bool uses_scratch() const = 0;   // the launcher takes a scratch buffer of n + scratch_extra
+    virtual std::int64_t output_elements(const Case& c) const { return c.n; }
+    virtual std::vector<Case> cases(const Exercise& exercise) const = 0;
+    virtual CaseInputs inputs(const Exercise& exercise, const Case& c) const = 0;
+};
+
+const ExerciseFamily& family_of(const Exercise& exercise);
+
+// Shorthands for the family's answers.
+inline ElementType element_type(const Exercise& e) { return family_of(e).element_type(); }
+inline bool uses_scratch(const Exercise& e) { return family_of(e).uses_scratch(); }
+inline std::int64_t output_elements(const Exercise& e, const Case& c) { return family_of(e).output_elements(c); }
+
+// Builds a family's case list: numbers the cases and derives each seed from exercise and label.
+class CaseList {
+public:
+    explicit CaseList(const Exercise& exercise) : exercise_(exercise) {}
+    void add(Case c);
+    // One integer-data case per size (the one of speed_n timed), one fractional case per size in
+    // `fractional_sizes`.
+    void add_sizes(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& fractional_sizes);
+    std::vector<Case> take() { return std::move(cases_); }
+
+private:
+    const Exercise& exercise_;
+    std::vector<Case> cases_;
+};
+
+// The size of every 1D speed case: above the L2 of any current GPU (40 MB of floats).
+constexpr std::int64_t speed_n = 10'000'000;
+// Sizes every scan and reduction sees: tiny, warp edges, the block edges of both scan section sizes, a
+// size just past two levels of 2048 (4,196,353 = 2048 * 2049 + 1), and large sizes.
+const std::vector<std::int64_t>& common_1d_sizes();
+// "n=1025/int", "n=65537/frac", "n=2049/mixed".
+std::string size_label(std::int64_t n, DataKind data);
+
+}  // namespace harness

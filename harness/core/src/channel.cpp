@@ -1,0 +1,198 @@
+// The private channel: framed messages between the grader (parent) and an exercise runner (child),
+// commands one way and answers the other, over two pipes.
+//
+// Wire format, host byte order (both ends run on the same machine):
+//   Header {u32 magic 'GRDR', u32 type, u64 meta_bytes, u64 blob_bytes}, meta (JSON text), blob.
+//
+// Deadlines: receive() waits for data only until its deadline, but it keeps reading data that is
+// already in the pipe, so a message that has fully arrived is delivered even when the caller's
+// deadline has just passed. When the deadline passes in the middle of a message, receive()
+// returns timed_out and keeps what it has read in the reader object; the next receive() carries
+// on with that message, so nothing is lost.
+#include "harness/channel.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+namespace harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint32_t kMagic = 0x47524452;          // "GRDR"
+constexpr std::uint64_t kMaxMetaBytes = 1ull << 20;   // meta is a few fields, never megabytes
+constexpr std::size_t kMaxIoBytes = 1u << 30;         // per read()/write() call
+
+struct Header {
+    std::uint32_t magic;
+    std::uint32_t type;
+    std::uint64_t meta_bytes;
+    std::uint64_t blob_bytes;
+};
+static_assert(sizeof(Header) == 24, "the header has no padding");
+
+bool is_known_type(std::uint32_t type) {
+    switch (static_cast<MessageType>(type)) {
+        case MessageType::hello: case MessageType::case_output: case MessageType::cuda_error: case MessageType::exception:
+        case MessageType::done: case MessageType::prepared: case MessageType::launched:
+        case MessageType::checksummed: case MessageType::calibration: case MessageType::run_case:
+        case MessageType::prepare: case MessageType::launch: case MessageType::checksum:
+        case MessageType::quit: case MessageType::calibrate:
+            return true;
+    }
+    return false;
+}
+
+// A write to a pipe whose reader has gone must fail with EPIPE, not kill the runner.
+void ignore_sigpipe_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction ignore{};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        ::sigaction(SIGPIPE, &ignore, nullptr);
+    });
+}
+
+void write_all(int fd, const std::uint8_t* data, std::size_t size) {
+    while (size > 0) {
+        ssize_t written = ::write(fd, data, std::min(size, kMaxIoBytes));
+        if (written > 0) {
+            data += written;
+            size -= static_cast<std::size_t>(written);
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {   // someone made the fd non-blocking
+            pollfd writable{fd, POLLOUT, 0};
+            ::poll(&writable, 1, -1);
+            continue;
+        }
+        if (errno == EPIPE) throw std::runtime_error("grader channel: the grader has closed it");
+        throw std::runtime_error(std::string("grader channel: write failed: ") + std::strerror(errno));
+    }
+}
+
+int milliseconds_until(Clock::time_point deadline) {
+    auto now = Clock::now();
+    if (deadline <= now) return 0;
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+    return static_cast<int>(std::min<long long>(left, INT_MAX));
+}
+
+enum class Fill { complete, end_of_file, timed_out, failed };
+
+// Reads into data[got, size), advancing `got`; waits for more only until `deadline`.
+Fill fill(int fd, std::uint8_t* data, std::size_t size, std::size_t& got, Clock::time_point deadline) {
+    while (got < size) {
+        pollfd readable{fd, POLLIN, 0};
+        int ready = ::poll(&readable, 1, milliseconds_until(deadline));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0 || (readable.revents & POLLNVAL)) return Fill::failed;
+        if (ready == 0) return Fill::timed_out;
+
+        ssize_t n = ::read(fd, data + got, std::min(size - got, kMaxIoBytes));
+        if (n > 0) {
+            got += static_cast<std::size_t>(n);
+        } else if (n == 0) {
+            return Fill::end_of_file;
+        } else if (errno != EINTR && errno != EAGAIN) {
+            return Fill::failed;
+        }
+    }
+    return Fill::complete;
+}
+
+Header header_of(const std::vector<std::uint8_t>& frame) {
+    Header header;
+    std::memcpy(&header, frame.data(), sizeof header);
+    return header;
+}
+
+}  // namespace
+
+void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob,
+                         std::size_t blob_bytes) {
+    ignore_sigpipe_once();
+    if (blob_bytes > 0 && blob == nullptr)
+        throw std::invalid_argument("ChannelWriter::send: blob_bytes without a blob");
+
+    // Invalid UTF-8 (say, in a CUDA error message) is replaced rather than thrown on.
+    std::string text = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    Header header{kMagic, static_cast<std::uint32_t>(type), text.size(), blob_bytes};
+
+    // Header and meta in one write; the blob straight from the caller's buffer.
+    std::vector<std::uint8_t> frame(sizeof header + text.size());
+    std::memcpy(frame.data(), &header, sizeof header);
+    std::memcpy(frame.data() + sizeof header, text.data(), text.size());
+    write_all(fd_, frame.data(), frame.size());
+    if (blob_bytes > 0) write_all(fd_, static_cast<const std::uint8_t*>(blob), blob_bytes);
+}
+
+ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point deadline) {
+    // Marks the stream unusable: after a framing error, nothing later can be trusted.
+    auto give_up = [this] {
+        broken_ = true;
+        frame_ = {};
+        blob_ = {};
+        frame_got_ = blob_got_ = 0;
+        return Result::malformed;
+    };
+    auto outcome_of = [&](Fill fill_result) {
+        return fill_result == Fill::timed_out ? Result::timed_out : give_up();
+    };
+    if (broken_) return Result::malformed;
+
+    // Header: an end of file before its first byte is the clean end of the stream.
+    if (frame_got_ < sizeof(Header)) {
+        frame_.resize(sizeof(Header));
+        Fill got = fill(fd_, frame_.data(), frame_.size(), frame_got_, deadline);
+        if (got == Fill::end_of_file && frame_got_ == 0) return Result::end_of_stream;
+        if (got != Fill::complete) return outcome_of(got);
+
+        Header header = header_of(frame_);
+        if (header.magic != kMagic || !is_known_type(header.type) ||
+            header.meta_bytes > kMaxMetaBytes || header.blob_bytes > max_blob_bytes_)
+            return give_up();
+        try {
+            frame_.resize(sizeof(Header) + header.meta_bytes);
+            blob_.resize(header.blob_bytes);
+        } catch (const std::bad_alloc&) {   // a blob within the limit, but not in this memory
+            return give_up();
+        } catch (const std::length_error&) {
+            return give_up();
+        }
+    }
+
+    // Meta, then blob, read straight into their final buffers.
+    Fill got = fill(fd_, frame_.data(), frame_.size(), frame_got_, deadline);
+    if (got != Fill::complete) return outcome_of(got);
+    got = fill(fd_, blob_.data(), blob_.size(), blob_got_, deadline);
+    if (got != Fill::complete) return outcome_of(got);
+
+    Header header = header_of(frame_);
+    const std::uint8_t* meta_text = frame_.data() + sizeof(Header);
+    nlohmann::json meta = nlohmann::json::parse(meta_text, meta_text + header.meta_bytes, nullptr, false);
+    if (meta.is_discarded()) return give_up();
+
+    out.type = static_cast<MessageType>(header.type);
+    out.meta = std::move(meta);
+    out.blob = std::move(blob_);
+    frame_.clear();
+    blob_ = {};
+    frame_got_ = blob_got_ = 0;
+    return Result::message;
+}
+
+}  // namespace harness

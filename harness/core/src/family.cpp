@@ -1,0 +1,64 @@
+// The one table from a family id to its implementation (harness/families.def).
+#include "harness/family.hpp"
+
+namespace harness {
+
+#define FAMILY(ID) const ExerciseFamily& ID##_family();
+#include "harness/families.def"
+#undef FAMILY
+
+const ExerciseFamily& family_of(const Exercise& exercise)
+{
+    static const ExerciseFamily* const families[] = {
+#define FAMILY(ID) &ID##_family(),
+#include "harness/families.def"
+#undef FAMILY
+    };
+    return *families[static_cast<int>(exercise.family)];
+}
+
+std::vector<Case> cases_for(const Exercise& exercise) { return family_of(exercise).cases(exercise); }
+
+CaseInputs make_inputs(const Exercise& exercise, const Case& c) { return family_of(exercise).inputs(exercise, c); }
+
+void CaseList::add(Case c)
+{
+    c.index = static_cast<int>(cases_.size());
+    c.seed = seed_for(exercise_.name, c.label);
+    cases_.push_back(std::move(c));
+}
+
+void CaseList::add_sizes(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& fractional_sizes)
+{
+    for (auto n : sizes) {
+        Case c;
+        c.n = n;
+        c.label = size_label(n, DataKind::integers);
+        c.timed = n == speed_n;
+        add(c);
+    }
+    for (auto n : fractional_sizes) {
+        Case c;
+        c.n = n;
+        c.data = DataKind::fractions;
+        c.label = size_label(n, DataKind::fractions);
+        add(c);
+    }
+}
+
+const std::vector<std::int64_t>& common_1d_sizes()
+{
+    static const std::vector<std::int64_t> sizes = {
+        1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 65537,
+        1'000'000, 4'125'000, 4'194'304, 4'196'353, speed_n,
+    };
+    return sizes;
+}
+
+std::string size_label(std::int64_t n, DataKind data)
+{
+    const char* suffix = data == DataKind::integers ? "int" : data == DataKind::fractions ? "frac" : "mixed";
+    return "n=" + std::to_string(n) + "/" + suffix;
+}
+
+}  // namespace harness

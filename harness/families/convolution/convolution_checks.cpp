@@ -1,0 +1,248 @@
+// Convolution golden results, tolerances, the CPU version and the diagnosis (harness_checking:
+// grader only). The diagnosis tells where wrong outputs lie (rows and columns, image borders, tile borders) and which
+// common mistake reproduces them exactly: a flipped or transposed mask, ghosts clamped or wrapped
+// instead of zero, rows and columns swapped.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "family_checks.hpp"
+
+namespace harness::detail {
+namespace {
+
+enum class Variant { flipped_mask, transposed_mask, clamped_ghosts, wrapped_ghosts, swapped_dimensions };
+
+// The output a kernel with this mistake computes, in double.
+std::vector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d, Variant variant)
+{
+    std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    if (variant == Variant::swapped_dimensions) std::swap(height, width);
+    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    std::vector<double> out(static_cast<std::size_t>(c.n));
+    auto fetch = [&](std::int64_t y, std::int64_t x) -> double {
+        if (variant == Variant::clamped_ghosts) {
+            y = std::clamp<std::int64_t>(y, 0, height - 1);
+            x = std::clamp<std::int64_t>(x, 0, width - 1);
+        } else if (variant == Variant::wrapped_ghosts) {
+            y = (y % height + height) % height;
+            x = (x % width + width) % width;
+        } else if (y < 0 || y >= height || x < 0 || x >= width) {
+            return 0.0;
+        }
+        return inputs.in_f32[static_cast<std::size_t>(y * width + x)];
+    };
+    for (std::int64_t y = 0; y < height; ++y)
+        for (std::int64_t x = 0; x < width; ++x) {
+            double sum = 0;
+            for (int j = 0; j < rows; ++j)
+                for (int k = 0; k < w; ++k) {
+                    int mj = j, mk = k;
+                    if (variant == Variant::flipped_mask) mj = rows - 1 - j, mk = w - 1 - k;
+                    // Swapping rows and columns everywhere also transposes how the mask is applied.
+                    if (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions) std::swap(mj, mk);
+                    sum += inputs.mask[static_cast<std::size_t>(mj * w + mk)] * fetch(two_d ? y - r + j : 0, x - r + k);
+                }
+            out[static_cast<std::size_t>(y * width + x)] = sum;
+        }
+    return out;
+}
+
+// Whether every bad element lies within `r` of a multiple of `tile` along one axis.
+bool near_tile_edges(std::int64_t coordinate, std::int64_t tile, int r)
+{
+    const std::int64_t offset = coordinate % tile;
+    return offset < r || offset >= tile - r;
+}
+
+// out[i] = sum_j mask[j] * in[i - r + j] with zero ghosts (2D: over rows and columns), in double.
+// Products and sums of float data in any order: gamma(terms) * sum |mask * in| (Higham 3.5).
+Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
+{
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const int w = c.mask_width, r = w / 2;
+    const int mask_rows = two_d ? w : 1;
+    Expected e;
+    e.value.assign(static_cast<std::size_t>(c.n), 0.0);
+    const bool exact = c.data == DataKind::integers;
+    if (!exact) e.tolerance.resize(static_cast<std::size_t>(c.n));
+    for (std::int64_t y = 0; y < height; ++y) {
+        for (std::int64_t x = 0; x < width; ++x) {
+            double sum = 0, abs_sum = 0;
+            for (int j = 0; j < mask_rows; ++j) {
+                const std::int64_t yy = two_d ? y - r + j : 0;
+                if (yy < 0 || yy >= height) continue;
+                for (int k = 0; k < w; ++k) {
+                    const std::int64_t xx = x - r + k;
+                    if (xx < 0 || xx >= width) continue;
+                    const double term = static_cast<double>(inputs.mask[static_cast<std::size_t>(j * w + k)]) *
+                                        inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                    sum += term;
+                    abs_sum += std::fabs(term);
+                }
+            }
+            const auto i = static_cast<std::size_t>(y * width + x);
+            e.value[i] = sum;
+            if (!exact) e.tolerance[i] = float_sum_tolerance(std::int64_t{mask_rows} * w, abs_sum);
+        }
+    }
+    return e;
+}
+
+// A direct convolution with zero ghosts, in float, as a CPU programmer would first write it.
+double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std::vector<float>& out)
+{
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    for (std::int64_t y = 0; y < height; ++y)
+        for (std::int64_t x = 0; x < width; ++x) {
+            float sum = 0;
+            for (int j = 0; j < rows; ++j) {
+                const std::int64_t yy = two_d ? y - r + j : 0;
+                if (yy < 0 || yy >= height) continue;
+                for (int k = 0; k < w; ++k) {
+                    const std::int64_t xx = x - r + k;
+                    if (xx >= 0 && xx < width)
+                        sum += inputs.mask[static_cast<std::size_t>(j * w + k)] *
+                               inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                }
+            }
+            out[static_cast<std::size_t>(y * width + x)] = sum;
+        }
+    return out.empty() ? 0 : out.back();
+}
+
+void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                   const ArrayComparison& cmp, Diagnosis& d)
+{
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const int r = c.mask_width / 2;
+
+    // Rows, columns, and whether the bad elements cluster at image borders or tile borders.
+    std::vector<bool> bad_row(static_cast<std::size_t>(height)), bad_col(static_cast<std::size_t>(width));
+    bool all_near_border = r > 0, any_interior = false;
+    const std::int64_t tiles[] = {2048, 1024, 512, 256, 128, 64, 32, 16, 8};
+    // A tile size explains the errors if every interior error lies near its edges, at two or more
+    // different edges, and edges are rare enough (tile >= 8 r) for that not to be chance.
+    std::vector<bool> tile_fits(std::size(tiles), r > 0);
+    std::vector<std::int64_t> first_edge(std::size(tiles), -1);
+    std::vector<bool> several_edges(std::size(tiles), false);
+    for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
+        if (cmp.marks[i] == Mark::ok) continue;
+        const std::int64_t y = static_cast<std::int64_t>(i) / width, x = static_cast<std::int64_t>(i) % width;
+        bad_row[static_cast<std::size_t>(y)] = bad_col[static_cast<std::size_t>(x)] = true;
+        const bool border = x < r || x >= width - r || (two_d && (y < r || y >= height - r));
+        all_near_border = all_near_border && border;
+        if (border) continue;
+        any_interior = true;
+        for (std::size_t t = 0; t < std::size(tiles); ++t) {
+            const bool near_x = near_tile_edges(x, tiles[t], r), near_y = two_d && near_tile_edges(y, tiles[t], r);
+            tile_fits[t] = tile_fits[t] && (near_x || near_y);
+            // Which edge: its index along the axis, rows and columns numbered apart.
+            const std::int64_t edge = near_x ? (x + r) / tiles[t] : (1 << 30) + (y + r) / tiles[t];
+            if (first_edge[t] < 0) first_edge[t] = edge;
+            else if (edge != first_edge[t]) several_edges[t] = true;
+        }
+    }
+    if (two_d) {
+        const auto i = static_cast<std::size_t>(cmp.first_bad);
+        std::int64_t rows = 0, cols = 0;
+        for (bool b : bad_row) rows += b;
+        for (bool b : bad_col) cols += b;
+        d.findings.push_back("first wrong element at row " + with_commas(static_cast<std::int64_t>(i) / width) + ", column " +
+                             with_commas(static_cast<std::int64_t>(i) % width) + "; wrong elements in " + with_commas(rows) +
+                             " of " + with_commas(height) + " rows and " + with_commas(cols) + " of " + with_commas(width) +
+                             " columns");
+        d.detail["rows_with_errors"] = rows;
+        d.detail["columns_with_errors"] = cols;
+    }
+    std::string where = "everywhere";
+    if (all_near_border) {
+        where = "image_borders";
+        d.findings.push_back("every wrong element lies within r = " + std::to_string(r) + " of the " +
+                             (two_d ? "image's borders" : "array's ends") +
+                             ": the ghost elements outside the input must count as 0");
+    } else if (any_interior) {
+        for (std::size_t t = 0; t < std::size(tiles); ++t) {
+            if (!tile_fits[t] || !several_edges[t] || tiles[t] < 8 * r ||
+                tiles[t] >= (two_d ? std::max(width, height) : width))
+                continue;
+            where = "tile_borders";
+            d.findings.push_back("every wrong element away from the borders lies within r = " + std::to_string(r) +
+                                 " of a multiple of " + std::to_string(tiles[t]) +
+                                 (two_d ? " (rows or columns)" : "") +
+                                 ": the halo cells of the tiles are loaded or indexed wrong");
+            d.detail["tile"] = tiles[t];
+            break;
+        }
+    }
+    d.detail["where"] = where;
+    if (cmp.wrong == 0) return;
+
+    const std::pair<Variant, const char*> variants[] = {
+        {Variant::flipped_mask, "the output matches the convolution with the mask reversed (mask[mask_width-1-j]): "
+                                "index the mask as mask[j] with in[i - r + j]"},
+        {Variant::clamped_ghosts, "the output matches ghost elements clamped to the nearest edge value: ghosts must be 0"},
+        {Variant::wrapped_ghosts, "the output matches ghost elements that wrap around to the other side: ghosts must be 0"},
+        {Variant::transposed_mask, "the output matches the mask transposed (mask[k][j] instead of mask[j][k]; on a square "
+                                   "image also what swapping rows and columns gives): the mask is row-major, "
+                                   "mask[j * mask_width + k] for row offset j and column offset k"},
+        {Variant::swapped_dimensions, "the output matches the image read as width x height instead of height x width: "
+                                      "rows and columns are swapped in the index arithmetic (row-major: y * width + x)"},
+    };
+    for (const auto& [variant, message] : variants) {
+        if (!two_d && (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions)) continue;
+        if (variant == Variant::swapped_dimensions && height == width) continue;
+        const std::vector<double> model = convolve(c, inputs, two_d, variant);
+        if (bad_elements_match(cmp, expected, [&](std::size_t i) { return model[i]; })) {
+            d.findings.push_back(message);
+            d.detail["pattern"] = static_cast<int>(variant) == 0 ? "flipped_mask"
+                                  : variant == Variant::clamped_ghosts ? "clamped_ghosts"
+                                  : variant == Variant::wrapped_ghosts ? "wrapped_ghosts"
+                                  : variant == Variant::transposed_mask ? "transposed_mask"
+                                                                        : "swapped_dimensions";
+            return;
+        }
+    }
+}
+
+class ConvolutionChecks : public FamilyChecks {
+public:
+    explicit ConvolutionChecks(bool two_d) : two_d_(two_d) {}
+
+    Expected golden(const Exercise&, const Case& c, const CaseInputs& inputs) const override
+    {
+        return conv_golden(c, inputs, two_d_);
+    }
+
+    double run_cpu_version(const Exercise&, const Case& c, const CaseInputs& inputs,
+                           std::vector<float>& out) const override
+    {
+        return conv_cpu_version(c, inputs, two_d_, out);
+    }
+
+    void diagnose(const Exercise&, const Case& c, const CaseInputs& inputs, const Expected& expected,
+                  const ArrayComparison& cmp, Diagnosis& d) const override
+    {
+        diagnose_conv(two_d_, c, inputs, expected, cmp, d);
+    }
+
+private:
+    bool two_d_;
+};
+
+}  // namespace
+
+const FamilyChecks& conv1d_checks()
+{
+    static const ConvolutionChecks checks(false);
+    return checks;
+}
+
+const FamilyChecks& conv2d_checks()
+{
+    static const ConvolutionChecks checks(true);
+    return checks;
+}
+
+}  // namespace harness::detail

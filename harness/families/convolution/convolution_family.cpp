@@ -1,0 +1,137 @@
+// Convolution cases and inputs (harness_core: the runner generates the same inputs as the grader).
+#include "convolution/convolution.hpp"
+#include "harness/family.hpp"
+
+namespace harness {
+namespace {
+
+// Integers in [-magnitude, magnitude] (sums of up to 225 products with the mask are exact), or
+// multiples of 2^-16 in [-1, 1).
+std::vector<float> conv_values(std::int64_t count, DataKind kind, SplitMix64& rng, int magnitude)
+{
+    std::vector<float> values(static_cast<std::size_t>(count));
+    for (auto& v : values)
+        v = kind == DataKind::integers ? static_cast<float>(rng.uniform_int(-magnitude, magnitude))
+                                       : static_cast<float>(rng.uniform_int(-(1 << 16), (1 << 16) - 1)) / 65536.0f;
+    return values;
+}
+
+// A mask that is not symmetric (a flipped mask is caught) and, in 2D, not equal to its transpose
+// (swapped rows and columns are caught), with no zero weight.
+std::vector<float> conv_mask(const Case& c, bool two_d, SplitMix64& rng)
+{
+    const int w = c.mask_width;
+    std::vector<float> mask = conv_values(two_d ? w * w : w, c.data, rng, 4);
+    const float one = c.data == DataKind::integers ? 1.0f : 0.25f;
+    // No zero entries: a zero weight would hide a wrong or missing input cell under it.
+    for (auto& m : mask)
+        if (m == 0) m = one;
+    if (w > 1) {
+        const std::size_t last = two_d ? static_cast<std::size_t>(w * w - 1) : static_cast<std::size_t>(w - 1);
+        // The negation differs from a nonzero weight and is itself nonzero.
+        if (mask[0] == mask[last]) mask[last] = -mask[0];
+        if (two_d && mask[1] == mask[static_cast<std::size_t>(w)]) mask[static_cast<std::size_t>(w)] = -mask[1];
+    }
+    return mask;
+}
+
+std::string conv_label(const Case& c)
+{
+    const std::string shape = c.height > 0 ? std::to_string(c.height) + "x" + std::to_string(c.width)
+                                           : "n=" + std::to_string(c.n);
+    return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
+}
+
+class ConvolutionFamily : public ExerciseFamily {
+public:
+    explicit ConvolutionFamily(bool two_d) : two_d_(two_d) {}
+    ElementType element_type() const override { return ElementType::f32; }
+    bool uses_scratch() const override { return false; }
+    std::vector<Case> cases(const Exercise& exercise) const override
+    {
+        return two_d_ ? cases_2d(exercise) : cases_1d(exercise);
+    }
+
+    // Every case has its own mask (from its seed), so a kernel that copies the mask to constant
+    // memory only once fails the later cases.
+    CaseInputs inputs(const Exercise&, const Case& c) const override
+    {
+        CaseInputs inputs;
+        SplitMix64 rng(c.seed);
+        inputs.mask = conv_mask(c, two_d_, rng);
+        inputs.in_f32 = conv_values(c.n, c.data, rng, 8);
+        return inputs;
+    }
+
+private:
+    void add(CaseList& cases, std::int64_t height, std::int64_t width, int mask_width,
+             DataKind data = DataKind::integers, bool timed = false) const
+    {
+        Case c;
+        c.n = height * width;
+        if (two_d_) c.height = static_cast<int>(height), c.width = static_cast<int>(width);
+        c.mask_width = mask_width;
+        c.data = data;
+        c.timed = timed;
+        c.label = conv_label(c);
+        cases.add(c);
+    }
+
+    // 1D: every mask width on a few tiles, then the edges (1, mask_width - 1, a tile and its
+    // neighbours) and large sizes.
+    std::vector<Case> cases_1d(const Exercise& exercise) const
+    {
+        CaseList cases(exercise);
+        const std::int64_t tile = exercise.conv_tile;
+        for (int mw : {1, 3, 5, 7, 9, 15, 31}) add(cases, 1, 4 * tile + 3, mw);
+        add(cases, 1, 1, 3);
+        add(cases, 1, 1, 31);
+        add(cases, 1, 30, 31);
+        add(cases, 1, tile - 1, 7);
+        add(cases, 1, tile, 9);
+        add(cases, 1, tile + 1, 15);
+        add(cases, 1, 2 * tile + 1, 31);
+        add(cases, 1, 65537, 9, DataKind::fractions);
+        add(cases, 1, 1'000'000, 31, DataKind::fractions);
+        add(cases, 1, 4'125'000, 15);
+        add(cases, 1, speed_n, 7, DataKind::integers, true);
+        return cases.take();
+    }
+
+    // 2D: every mask width, degenerate shapes, odd shapes that are no multiple of the tile, and
+    // large square and non-square images.
+    std::vector<Case> cases_2d(const Exercise& exercise) const
+    {
+        CaseList cases(exercise);
+        for (int mw : {1, 3, 5, 7, 9, 11, 13, 15}) add(cases, 70, 45, mw);
+        add(cases, 1, 1, 1);
+        add(cases, 1, 1, 5);
+        add(cases, 1, 1000, 5);
+        add(cases, 1000, 1, 5);
+        add(cases, 17, 33, 3);
+        add(cases, 33, 17, 7);
+        add(cases, 1023, 1025, 9);
+        add(cases, 513, 257, 7, DataKind::fractions);
+        add(cases, 2000, 3000, 15);
+        add(cases, 4096, 4096, 5, DataKind::integers, true);
+        return cases.take();
+    }
+
+    bool two_d_;
+};
+
+}  // namespace
+
+const ExerciseFamily& conv1d_family()
+{
+    static const ConvolutionFamily family(false);
+    return family;
+}
+
+const ExerciseFamily& conv2d_family()
+{
+    static const ConvolutionFamily family(true);
+    return family;
+}
+
+}  // namespace harness

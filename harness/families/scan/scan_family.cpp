@@ -1,0 +1,86 @@
+// Scan cases and inputs (harness_core: the runner generates the same inputs as the grader).
+#include "harness/family.hpp"
+#include "scan/scan.hpp"
+
+namespace harness {
+namespace {
+
+// Integer-valued scan input whose running sum follows a slow triangle wave between 0 and about
+// 2^21: each value is drawn from [-3, 12] while the sum is below the target and from [-12, 3]
+// while above, so the sum tracks the target within a few units. Block sums are therefore rarely
+// zero (a missing block offset shows), yet no prefix leaves [-12, scan_prefix_bound].
+std::vector<float> scan_integers(std::int64_t n, std::uint64_t seed)
+{
+    constexpr std::int64_t period = std::int64_t{1} << 20;   // target rises 4 per element, then falls
+    constexpr std::int64_t slope = 4;
+    SplitMix64 rng(seed);
+    std::vector<float> values(static_cast<std::size_t>(n));
+    std::int64_t prefix = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t phase = i % period;
+        const std::int64_t target = slope * (phase < period / 2 ? phase : period - phase);
+        const std::int64_t v = prefix < target ? rng.uniform_int(-3, 12) : rng.uniform_int(-12, 3);
+        prefix += v;
+        values[static_cast<std::size_t>(i)] = static_cast<float>(v);
+    }
+    return values;
+}
+
+// Multiples of 2^-20 in [-0.5, 1.5): exact floats, mixed sign, positive mean.
+std::vector<float> scan_fractions(std::int64_t n, std::uint64_t seed)
+{
+    SplitMix64 rng(seed);
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (auto& v : values) v = static_cast<float>(rng.uniform_int(-(1 << 19), 3 * (1 << 19) - 1)) / float(1 << 20);
+    return values;
+}
+
+class ScanFamily : public ExerciseFamily {
+public:
+    explicit ScanFamily(bool whole_array) : whole_array_(whole_array) {}
+    ElementType element_type() const override { return ElementType::f32; }
+    bool uses_scratch() const override { return whole_array_; }
+
+    std::vector<Case> cases(const Exercise&) const override;
+
+    CaseInputs inputs(const Exercise&, const Case& c) const override
+    {
+        CaseInputs inputs;
+        inputs.in_f32 = c.data == DataKind::integers ? scan_integers(c.n, c.seed) : scan_fractions(c.n, c.seed);
+        return inputs;
+    }
+
+private:
+    bool whole_array_;
+};
+
+std::vector<Case> ScanFamily::cases(const Exercise& exercise) const
+{
+    CaseList cases(exercise);
+    cases.add_sizes(common_1d_sizes(), {1025, 2049, 65537, 1'000'000, 4'196'353});
+    if (whole_array_) {
+        // With 2048-element sections anything above 2048^2 needs a third level; 2^28 + 3 tests
+        // scale and 64-bit index arithmetic of the whole-array scan.
+        Case c;
+        c.n = (std::int64_t{1} << 28) + 3;
+        c.label = size_label(c.n, DataKind::integers);
+        cases.add(c);
+    }
+    return cases.take();
+}
+
+}  // namespace
+
+const ExerciseFamily& section_scan_family()
+{
+    static const ScanFamily family(false);
+    return family;
+}
+
+const ExerciseFamily& full_scan_family()
+{
+    static const ScanFamily family(true);
+    return family;
+}
+
+}  // namespace harness

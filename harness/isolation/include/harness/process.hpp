@@ -1,0 +1,120 @@
+// Child processes for the grader: spawn in a fresh process group, capture output, kill on timeout.
+//
+// Host-only (no CUDA). The grader runs every piece of student code (the compiler on a student's
+// file, each exercise's runner) through this, so a hang or crash ends only that child.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/channel.hpp"
+
+namespace harness {
+
+// How a child ended, decoded from waitpid's status.
+struct ExitStatus {
+    enum class Kind { exited, signaled, timed_out, failed_to_start };
+    Kind kind = Kind::failed_to_start;
+    int code = 0;        // exit code when kind == exited
+    int signal = 0;      // signal number when kind == signaled (or the signal we killed it with)
+    std::string error;   // why it failed to start, when kind == failed_to_start
+
+    bool ok() const { return kind == Kind::exited && code == 0; }
+    std::string describe() const;   // "exit code 3", "signal 11 (SIGSEGV)", "timed out", ...
+};
+
+// No file a child writes (its captured output included) may grow past this; past it the child
+// gets SIGXFSZ, which describe() names.
+constexpr unsigned long max_child_file_bytes = 256ul << 20;
+
+// Resource limits set in the child before exec (setrlimit); 0 leaves a limit as inherited.
+struct ProcessLimits {
+    unsigned long max_file_bytes = max_child_file_bytes;   // RLIMIT_FSIZE
+    unsigned long max_processes = 0;    // RLIMIT_NPROC (counts per real uid: see run_as_uid)
+    unsigned long max_open_files = 0;   // RLIMIT_NOFILE
+    unsigned long cpu_seconds = 0;      // RLIMIT_CPU
+    unsigned long max_data_bytes = 0;   // RLIMIT_DATA (heap and private writable mappings)
+};
+
+struct SpawnOptions {
+    std::vector<std::string> argv;             // argv[0] is the program (PATH is searched)
+    std::vector<std::string> extra_env;        // "NAME=value" entries added to the environment
+    bool clear_env = false;                    // start from an empty environment (extra_env only)
+    std::string working_dir;                   // empty: inherit
+    std::string output_file;                   // stdout+stderr go here (truncated; a symbolic link
+                                               // is refused); empty: /dev/null
+    bool create_channel = false;               // two private pipes, see child_command_fd above.
+                                               // The child has fds 0-2 (and these two), no other
+    ProcessLimits limits;
+    int run_as_uid = -1, run_as_gid = -1;      // when both >= 0 and the grader is root: drop to these
+                                               // (setgroups({}), setresgid, setresuid) before exec
+    // Runs in the child after its output file is open and before it drops privileges and execs:
+    // async-signal-safe calls only (no allocation, no locks). Returns 0, or an errno value that
+    // fails the spawn (failed_to_start). Sandbox::wrap uses it to prepare mounts as root.
+    std::function<int()> child_setup;
+    // The program is a wrapper (bwrap) that reports its own child's death by signal N as exit
+    // code 128 + N: such a code is then reported as Kind::signaled with signal N.
+    bool exit_code_reports_signal = false;
+};
+
+// A running child in its own process group. Destruction kills the group and reaps the child.
+class Child {
+public:
+    static Child spawn(const SpawnOptions& options);   // throws std::runtime_error on pipe/fork failure
+
+    Child(Child&&) noexcept;
+    Child& operator=(Child&&) noexcept;
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+    ~Child();
+
+    int pid() const { return pid_; }
+    // The grader's ends of the private pipes (-1 without a channel): it reads the child's messages
+    // from channel_fd() and writes commands to command_fd(). The child has the other ends as fds
+    // child_command_fd and child_channel_fd; nothing else it starts inherits them unless it passes them on.
+    int channel_fd() const { return channel_fd_; }
+    int command_fd() const { return command_fd_; }
+
+    // Waits until the child exits or `deadline` passes; on deadline, SIGKILLs the whole process
+    // group and reports Kind::timed_out. Reaps the child either way.
+    ExitStatus wait_until(std::chrono::steady_clock::time_point deadline);
+    // Kills the whole group now (SIGKILL) and reaps; returns the status as wait_until would.
+    ExitStatus kill_and_reap();
+
+private:
+    Child() = default;
+    int pid_ = -1;
+    int channel_fd_ = -1;
+    int command_fd_ = -1;
+    bool exit_code_reports_signal_ = false;
+    bool reaped_ = false;
+    ExitStatus status_{};
+};
+
+// Runs a command to completion with a wall-clock limit, capturing its combined output.
+struct CommandResult {
+    ExitStatus status;
+    std::string output;           // combined stdout+stderr, at most max_output bytes (tail kept)
+    double seconds = 0;
+};
+CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
+                          std::size_t max_output = 64 * 1024, const std::string& working_dir = {});
+
+// Makes this process the reaper of its orphaned descendants (Linux PR_SET_CHILD_SUBREAPER): a
+// grandchild that leaves its process group with setsid() is re-parented here when its parent
+// dies, so kill_orphaned_children() can still end it.
+void become_subreaper();
+// SIGKILLs and reaps every child of this process that is not `except` (a Child still in use);
+// returns how many there were.
+int kill_orphaned_children(int except = -1);
+
+// Reads the last `max_bytes` of a file (empty if it does not exist, or is not a regular file: a
+// symbolic link is not followed (O_NOFOLLOW), so a child cannot make the grader read another file
+// through it, and a FIFO cannot block the grader).
+std::string read_file_tail(const std::string& path, std::size_t max_bytes);
+
+}  // namespace harness

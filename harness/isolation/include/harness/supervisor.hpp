@@ -1,0 +1,94 @@
+// Drives one exercise's runner through its cases, one command at a time (harness/channel.hpp),
+// with a wall-clock limit per case and a budget for the exercise. A case that hangs, crashes or
+// raises a CUDA error is recorded, and the cases after it continue in a fresh runner process, so
+// one failure never costs the others.
+//
+// Submitted code runs inside the runner and can write anything to the channel, so nothing the
+// runner says is trusted: each answer must be the one the command asks for (anything else is a
+// protocol_error), and every round trip of a timed repetition is timed here, on the grader's own
+// clock. Speed cases run a random number of warm-ups, then the timed repetitions, each on an input
+// variant whose key is drawn here at that moment; which calls count is not visible to the runner.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/channel.hpp"
+#include "harness/process.hpp"
+
+namespace harness {
+
+struct SupervisorLimits {
+    std::chrono::milliseconds case_limit{10'000};        // per case, plus per_element below
+    double case_ns_per_element = 20;                     // large cases get longer
+    std::chrono::milliseconds timing_extra{20'000};      // added for timed cases
+    std::chrono::milliseconds exercise_budget{120'000};  // all cases together, restarts included
+    std::chrono::milliseconds startup_limit{60'000};     // until the runner says hello
+    int reps = 25;                                       // timed repetitions per speed case
+    int warmup_min = 2, warmup_max = 4;                  // warm-ups before them, drawn at random
+};
+
+// One repetition of a speed case as the grader saw it. The three *_ms are the grader's clock, from
+// sending the command to receiving the whole answer; event_ms and checksum are what the runner
+// said (untrusted: the judge bounds the one and verifies the other).
+struct TimedRep {
+    std::uint64_t key = 0;        // the input variant (harness/variant.hpp)
+    double prepare_ms = 0, launch_ms = 0, checksum_ms = 0;
+    double event_ms = 0;
+    std::uint64_t checksum = 0;
+    bool warmup = false;
+};
+
+// How one case ended, as far as the process is concerned. The verdict is the caller's.
+struct CaseRun {
+    enum class Outcome { output, cuda_error, exception, crashed, timeout, protocol_error, not_run };
+    int index = -1;
+    Outcome outcome = Outcome::not_run;
+    std::optional<Message> output;     // case_output
+    std::vector<TimedRep> reps;        // speed cases: warm-ups and timed repetitions, in order
+    std::vector<TimedRep> retimed_reps;   // a second batch, when the request's retime_if asked for it
+    bool timing_incomplete = false;    // the output arrived, the repetitions did not all finish
+    nlohmann::json error = nlohmann::json::object();   // cuda_error or exception meta, or {"reason": ...}
+    double seconds = 0;                // the whole case, as the grader saw it
+};
+
+struct ExerciseRun {
+    bool launcher_found = true;
+    std::string startup_failure;       // set when a runner could not start
+    int processes = 0;                 // runners started
+    double seconds = 0;
+};
+
+struct RunCase {
+    int index = 0;
+    std::int64_t elements = 0;         // for the size allowance of the case's time limit
+    bool timed = false;
+};
+
+struct RunRequest {
+    std::string exercise;
+    std::vector<RunCase> cases;        // in order
+    // How to start runner process number k (from 1): program, sandbox, log file. The program is
+    // started with create_channel and must take `--exercise NAME` (added here).
+    std::function<SpawnOptions(int k)> spawn;
+    // Asked after a speed case's repetitions: true runs the whole batch once more (a passing
+    // disturbance on the machine can charge an honest batch; a forged one is charged both times).
+    std::function<bool(int case_index, const std::vector<TimedRep>& reps)> retime_if;
+};
+
+// Runs the request; `on_case` is called once per requested case, in order, as soon as it is
+// settled (a case never started because the budget ran out is reported as not_run).
+ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limits,
+                         const std::function<void(CaseRun&&)>& on_case);
+
+// Asks the reference runner (the grader's own program) to measure the device: the calibration
+// message's data, or an empty object with `error` set.
+nlohmann::json calibrate_device(const SpawnOptions& spawn, std::chrono::milliseconds limit, std::string& error);
+
+}  // namespace harness

@@ -1,0 +1,317 @@
+#include "harness/supervisor.hpp"
+
+#include "harness/poison.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <random>
+
+namespace harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+// Why a conversation ended before the grader was done with it.
+struct Ended {
+    enum class Why { cuda_error, exception, closed, timed_out, violation } why;
+    std::string what;                  // violation: what arrived
+    nlohmann::json error;              // cuda_error, exception: the runner's meta
+};
+
+// One runner process's conversation with the grader: the grader sends a command, waits for its
+// answer, and settles each case once it has everything it asked for. The first failure ends the
+// conversation; the caller starts a fresh runner for the cases still pending.
+class Conversation {
+public:
+    Conversation(const RunRequest& request, const SupervisorLimits& limits, Clock::time_point budget_end,
+                 std::deque<RunCase>& pending, ExerciseRun& run, const std::function<void(CaseRun&&)>& on_case)
+        : request_(request), limits_(limits), budget_end_(budget_end), pending_(pending), run_(run), on_case_(on_case)
+    {
+    }
+
+    void run(Child& child)
+    {
+        ChannelWriter commands(child.command_fd());
+        ChannelReader answers(child.channel_fd());
+        try {
+            deadline_ = std::min(Clock::now() + limits_.startup_limit, budget_end_);
+            const Message hello = expect(answers, MessageType::hello);
+            said_hello_ = true;
+            run_.launcher_found = hello.meta.value("launcher_found", false);
+            if (!run_.launcher_found) return;
+            while (!pending_.empty()) run_case(commands, answers);
+            deadline_ = Clock::now() + std::chrono::seconds(5);
+            send(commands, MessageType::quit, nlohmann::json::object());
+            expect(answers, MessageType::done);
+        } catch (const Ended& ended) {
+            end(child, ended);
+        }
+    }
+
+private:
+    void run_case(ChannelWriter& commands, ChannelReader& answers)
+    {
+        const RunCase c = pending_.front();
+        current_ = CaseRun{};
+        current_->index = c.index;
+        case_started_ = Clock::now();
+        auto limit = limits_.case_limit + std::chrono::milliseconds(static_cast<long long>(
+                                              limits_.case_ns_per_element * static_cast<double>(c.elements) / 1e6));
+        if (c.timed) limit += limits_.timing_extra;
+        deadline_ = std::min(case_started_ + limit, budget_end_);
+
+        // An output is the case's elements with guard zones, three buffers' worth at most; a header
+        // announcing more is malformed rather than an allocation the grader makes.
+        answers.set_max_blob_bytes(8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
+        send(commands, MessageType::run_case, {{"case", c.index}});
+        current_->output = expect(answers, MessageType::case_output);
+        if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)
+            throw Ended{Ended::Why::violation, "an output for another case", {}};
+        current_->outcome = CaseRun::Outcome::output;
+        if (c.timed) {
+            current_->reps = batch(commands, answers);
+            if (request_.retime_if && request_.retime_if(c.index, current_->reps))
+                current_->retimed_reps = batch(commands, answers);
+        }
+        settle_current();
+    }
+
+    // Warm-ups, as many as drawn at random, then the timed repetitions.
+    std::vector<TimedRep> batch(ChannelWriter& commands, ChannelReader& answers)
+    {
+        std::uniform_int_distribution<int> warmups(limits_.warmup_min, limits_.warmup_max);
+        const int total = warmups(random_) + limits_.reps;
+        std::vector<TimedRep> reps;
+        for (int k = 0; k < total; ++k) reps.push_back(repetition(commands, answers, k < total - limits_.reps));
+        return reps;
+    }
+
+    TimedRep repetition(ChannelWriter& commands, ChannelReader& answers, bool warmup)
+    {
+        TimedRep rep;
+        rep.warmup = warmup;
+        rep.key = (static_cast<std::uint64_t>(random_()) << 32) ^ random_();
+        const auto t0 = Clock::now();
+        send(commands, MessageType::prepare, {{"key", rep.key}});
+        expect(answers, MessageType::prepared);
+        const auto t1 = Clock::now();
+        send(commands, MessageType::launch, nlohmann::json::object());
+        const Message launched = expect(answers, MessageType::launched);
+        const auto t2 = Clock::now();
+        send(commands, MessageType::checksum, nlohmann::json::object());
+        const Message checksummed = expect(answers, MessageType::checksummed);
+        const auto t3 = Clock::now();
+        rep.prepare_ms = ms_between(t0, t1);
+        rep.launch_ms = ms_between(t1, t2);
+        rep.checksum_ms = ms_between(t2, t3);
+        rep.event_ms = field<double>(launched, "event_ms");
+        rep.checksum = field<std::uint64_t>(checksummed, "checksum");
+        return rep;
+    }
+
+    template <typename T>
+    static T field(const Message& message, const char* name)
+    {
+        try {
+            return message.meta.at(name).get<T>();
+        } catch (const std::exception&) {
+            throw Ended{Ended::Why::violation, std::string("an answer without a valid `") + name + "`", {}};
+        }
+    }
+
+    static void send(ChannelWriter& commands, MessageType type, const nlohmann::json& meta)
+    {
+        try {
+            commands.send(type, meta);
+        } catch (const std::exception&) {   // the runner has closed its end: it is gone
+            throw Ended{Ended::Why::closed, {}, {}};
+        }
+    }
+
+    // The answer the grader waits for, or the reason there is none.
+    Message expect(ChannelReader& answers, MessageType type)
+    {
+        Message message;
+        switch (answers.receive(message, deadline_)) {
+        case ChannelReader::Result::message: break;
+        case ChannelReader::Result::end_of_stream: throw Ended{Ended::Why::closed, {}, {}};
+        case ChannelReader::Result::timed_out: throw Ended{Ended::Why::timed_out, {}, {}};
+        case ChannelReader::Result::malformed:
+            throw Ended{Ended::Why::violation, "data that the runner never sends", {}};
+        }
+        if (message.type == MessageType::cuda_error && message.meta.is_object())
+            throw Ended{Ended::Why::cuda_error, {}, message.meta};
+        if (message.type == MessageType::exception && message.meta.is_object())
+            throw Ended{Ended::Why::exception, {}, message.meta};
+        if (message.type != type || !message.meta.is_object())
+            throw Ended{Ended::Why::violation, "a message that does not answer the grader's command", {}};
+        return message;
+    }
+
+    void settle_current()
+    {
+        current_->seconds = seconds_since(case_started_);
+        pending_.pop_front();
+        on_case_(std::move(*current_));
+        current_.reset();
+    }
+
+    void end(Child& child, const Ended& ended)
+    {
+        const bool timed_out = ended.why == Ended::Why::timed_out;
+        const ExitStatus status = ended.why == Ended::Why::closed ? child.wait_until(Clock::now() + std::chrono::seconds(5))
+                                                                  : child.kill_and_reap();
+        if (!said_hello_) return startup_failed(ended, status);
+        if (!current_) return;   // every case was settled: what came after does not matter
+        CaseRun& failed = *current_;
+        failed.reps.clear();   // a conversation that broke off leaves no repetition to count
+        failed.retimed_reps.clear();
+        switch (ended.why) {
+        case Ended::Why::cuda_error:
+            failed.outcome = CaseRun::Outcome::cuda_error;
+            failed.error = ended.error;
+            break;
+        case Ended::Why::exception:
+            failed.outcome = CaseRun::Outcome::exception;
+            failed.error = ended.error;
+            break;
+        case Ended::Why::violation:
+            failed.outcome = CaseRun::Outcome::protocol_error;
+            failed.error = {{"reason", "the grader's private channel received " + ended.what +
+                                           ": submitted code must not write to the grader's file descriptors"}};
+            failed.output.reset();
+            break;
+        case Ended::Why::timed_out:
+        case Ended::Why::closed:
+            if (failed.outcome == CaseRun::Outcome::output && timed_out) {
+                failed.timing_incomplete = true;   // its output arrived; the repetitions did not finish
+                break;
+            }
+            const bool budget_cut = timed_out && deadline_ >= budget_end_;
+            const std::string limit = budget_cut ? "the exercise's time budget ran out during the case"
+                                                 : "stopped after exceeding the case's time limit";
+            failed.outcome = timed_out ? CaseRun::Outcome::timeout : CaseRun::Outcome::crashed;
+            failed.error = {{"reason", timed_out ? limit : "the runner " + status.describe() + " during the case"},
+                            {"exit", status.describe()}};
+            failed.output.reset();
+            break;
+        }
+        settle_current();
+    }
+
+    // No case could run in this process: a CUDA error before the first case means the GPU is
+    // unusable (not the submission's fault); anything else before hello is the submission's (its
+    // static initializers run first).
+    void startup_failed(const Ended& ended, const ExitStatus& status)
+    {
+        if (ended.why == Ended::Why::timed_out && deadline_ >= budget_end_) {
+            // The exercise's budget ran out while this runner started: the cases left were not
+            // run, which is the earlier cases' doing, not this runner's.
+            while (!pending_.empty()) {
+                CaseRun skipped;
+                skipped.index = pending_.front().index;
+                skipped.error = {{"reason", "not run: the exercise's time limit was used up by earlier cases"}};
+                pending_.pop_front();
+                on_case_(std::move(skipped));
+            }
+            return;
+        }
+        const bool gpu = ended.why == Ended::Why::cuda_error;
+        run_.startup_failure =
+            gpu ? "the runner could not use the GPU: " + ended.error.value("message", std::string("a CUDA error"))
+            : ended.why == Ended::Why::timed_out ? "the runner did not start within the time limit"
+            : ended.why == Ended::Why::violation ? "the grader's private channel received " + ended.what +
+                                                       " before the first case: submitted code must not write to it"
+                                                 : "the runner ended before its first case (" + status.describe() + ")";
+        while (!pending_.empty()) {
+            CaseRun failed;
+            failed.index = pending_.front().index;
+            failed.outcome = gpu                                    ? CaseRun::Outcome::not_run
+                             : ended.why == Ended::Why::timed_out   ? CaseRun::Outcome::timeout
+                             : ended.why == Ended::Why::violation   ? CaseRun::Outcome::protocol_error
+                                                                    : CaseRun::Outcome::crashed;
+            failed.error = {{"reason", run_.startup_failure}};
+            pending_.pop_front();
+            on_case_(std::move(failed));
+        }
+    }
+
+    const RunRequest& request_;
+    const SupervisorLimits& limits_;
+    Clock::time_point budget_end_;
+    std::deque<RunCase>& pending_;
+    ExerciseRun& run_;
+    const std::function<void(CaseRun&&)>& on_case_;
+
+    std::random_device random_;        // keys the runner cannot predict
+    bool said_hello_ = false;
+    std::optional<CaseRun> current_;
+    Clock::time_point case_started_{}, deadline_{};
+};
+
+}  // namespace
+
+ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limits,
+                         const std::function<void(CaseRun&&)>& on_case)
+{
+    ExerciseRun run;
+    const auto started = Clock::now();
+    const auto budget_end = started + limits.exercise_budget;
+    std::deque<RunCase> pending(request.cases.begin(), request.cases.end());
+    while (!pending.empty() && run.launcher_found && run.startup_failure.empty()) {
+        if (Clock::now() >= budget_end) {
+            for (; !pending.empty(); pending.pop_front()) {
+                CaseRun skipped;
+                skipped.index = pending.front().index;
+                skipped.error = {{"reason", "not run: the exercise's time limit was used up by earlier cases"}};
+                on_case(std::move(skipped));
+            }
+            break;
+        }
+        SpawnOptions spawn = request.spawn(++run.processes);
+        spawn.argv.insert(spawn.argv.end(), {"--exercise", request.exercise});
+        spawn.create_channel = true;
+        Child child = Child::spawn(spawn);
+        Conversation(request, limits, budget_end, pending, run, on_case).run(child);
+        child.kill_and_reap();
+        kill_orphaned_children();   // anything it left behind outside its process group
+    }
+    run.seconds = seconds_since(started);
+    return run;
+}
+
+nlohmann::json calibrate_device(const SpawnOptions& spawn_options, std::chrono::milliseconds limit, std::string& error)
+{
+    SpawnOptions spawn = spawn_options;
+    spawn.argv.insert(spawn.argv.end(), {"--exercise", "scan_kogge_stone"});
+    spawn.create_channel = true;
+    Child child = Child::spawn(spawn);
+    ChannelWriter commands(child.command_fd());
+    ChannelReader answers(child.channel_fd());
+    const auto deadline = Clock::now() + limit;
+    Message message;
+    nlohmann::json result = nlohmann::json::object();
+    try {
+        if (answers.receive(message, deadline) != ChannelReader::Result::message || message.type != MessageType::hello)
+            throw std::runtime_error("the reference runner did not start");
+        commands.send(MessageType::calibrate, nlohmann::json::object());
+        if (answers.receive(message, deadline) != ChannelReader::Result::message)
+            throw std::runtime_error("the reference runner did not answer");
+        if (message.type == MessageType::cuda_error || message.type == MessageType::exception)
+            throw std::runtime_error(message.meta.value("message", std::string("a CUDA error")));
+        if (message.type != MessageType::calibration || !message.meta.is_object())
+            throw std::runtime_error("the reference runner answered something else");
+        result = message.meta;
+        commands.send(MessageType::quit, nlohmann::json::object());
+        answers.receive(message, Clock::now() + std::chrono::seconds(5));
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    child.kill_and_reap();
+    return result;
+}
+
+}  // namespace harness
