@@ -65,12 +65,13 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
             line << " vs reference " << r.timing->reference_ms << " ms (" << std::setprecision(2)
                  << r.timing->speedup_vs_reference << "x)";
         line << ", " << std::setprecision(0) << r.timing->bandwidth_gb_s << " GB/s";
-    } else if (r.status != "pass") {
+    } else if (r.status != CaseStatus::pass) {
         line << "   " << r.summary;
-        // The first few findings, so a student sees what went wrong without opening the JSON.
-        for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k) line << "\n" << std::string(12, ' ') << r.findings[k];
-        line << "\n" << std::string(12, ' ') << "rerun: " << r.reproduce;
     }
+    // The first few findings, so a student sees what went wrong (or, on a passing speed case, what
+    // the grader did not take as reported) without opening the JSON.
+    for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k) line << "\n" << std::string(12, ' ') << r.findings[k];
+    if (r.status != CaseStatus::pass) line << "\n" << std::string(12, ' ') << "rerun: " << r.reproduce;
     return line.str();
 }
 
@@ -138,21 +139,21 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     result.source = file.path;
     const auto started = std::chrono::steady_clock::now();
     if (file.path.empty()) {
-        result.status = "not_submitted";
+        result.status = ExerciseStatus::not_submitted;
         result.message = "no " + exercise.name + ".cu in the submission";
     } else if (!file.duplicates.empty()) {
-        result.status = "invalid_submission";
+        result.status = ExerciseStatus::invalid_submission;
         result.message = "more than one file named " + exercise.name + ".cu; the name must be unique";
     } else if (file.symlink) {
-        result.status = "invalid_submission";
+        result.status = ExerciseStatus::invalid_submission;
         result.message = exercise.name + ".cu is a symbolic link; submit the file itself";
     } else if (!build->invalid.empty()) {
-        result.status = "invalid_submission";
+        result.status = ExerciseStatus::invalid_submission;
         result.message = build->invalid;
         result.compile_output = build->output;
         result.compile_seconds = build->seconds;
     } else if (!build->ok) {
-        result.status = "compile_error";
+        result.status = ExerciseStatus::compile_error;
         result.message = build->failure;
         result.compile_output = build->output;
         result.compile_seconds = build->seconds;
@@ -182,7 +183,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         try {
             judge(exercise, c, case_run, reference, r);
         } catch (const std::exception& e) {   // data the runner never sends: forged or corrupted
-            r.status = "protocol_error";
+            r.status = CaseStatus::protocol_error;
             r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
             r.findings = {"submitted code must not write to the grader's file descriptors"};
             r.timing.reset();
@@ -200,19 +201,19 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     if (result.runner_output.size() > 8192) result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
 
     if (!run.launcher_found) {
-        result.status = "missing_launcher";
+        result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";
         result.cases.clear();
         progress << "  " << result.message << "\n";
     } else if (!run.startup_failure.empty() && result.cases.empty()) {
-        result.status = "runner_failed";
+        result.status = ExerciseStatus::runner_failed;
         result.message = run.startup_failure;
     } else {
-        result.status = "graded";
+        result.status = ExerciseStatus::graded;
         if (!run.startup_failure.empty()) result.message = run.startup_failure;
     }
     if (!result.library_use.empty())
-        result.message = "calls " + result.library_use.front() + " to do the exercise's work (CONTRACT.md)";
+        result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     score_exercise(options.rubric, result);
     return result;
@@ -277,7 +278,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             ExerciseResult failed;
             failed.name = exercise->name;
             failed.source = files[k].path;
-            failed.status = "runner_failed";
+            failed.status = ExerciseStatus::runner_failed;
             failed.message = std::string("the grader could not finish this exercise: ") + e.what();
             score_exercise(options.rubric, failed);
             progress << "  " << failed.message << "\n";

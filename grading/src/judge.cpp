@@ -24,13 +24,6 @@ namespace {
 // after all of them have run.
 constexpr int verified_repetitions = 4;
 
-std::string hex(std::uint64_t value)
-{
-    char text[19];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
 // The repetitions to check, chosen now that all have run: the fastest timed ones (the median is
 // made of the fast half: work skipped on some calls makes those the fastest, so they are always
 // checked), then others at random.
@@ -175,7 +168,7 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         const harness::Expected expected = harness::golden(exercise, c, inputs);
         const harness::RawOutput raw = harness::parse_raw_output(run.output->meta, std::move(run.output->blob));
         harness::Diagnosis d = harness::check_case(exercise, c, inputs, expected, raw);
-        r.status = d.correct ? "pass" : "wrong";
+        r.status = d.correct ? CaseStatus::pass : CaseStatus::wrong;
         r.summary = d.summary;
         r.findings = d.findings;
         r.detail = d.detail;
@@ -187,25 +180,25 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);
         if (wrong >= 0) {
             const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
-            r.status = "wrong";
+            r.status = CaseStatus::wrong;
             r.summary = "a timed repetition computed a wrong output";
             r.findings = {"call " + std::to_string(wrong + 3) + " of the launcher on this case ran on the case's input "
-                          "with the signs of some elements flipped (key " + hex(rep.key) + ") and its output was "
+                          "with the signs of some elements flipped (key " + harness::hex64(rep.key) + ") and its output was "
                           "wrong: every call must compute the whole output from the input it is given; results kept "
                           "from an earlier call, or work done on some calls only, fail here (a race can too)"};
-            r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", hex(rep.key)}};
+            r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", harness::hex64(rep.key)}};
             return;
         }
         r.timing = time_case(exercise, c, inputs, run, reference, allowance);
         r.timing->verified_reps = verified;
         if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
             r.findings.push_back("launch every kernel on the legacy default stream and return when the output is "
-                                 "complete (CONTRACT.md); " + r.timing->note);
+                                 "complete (docs/CONTRACT.md); " + r.timing->note);
         return;
     }
     case CaseRun::Outcome::cuda_error: {
         const std::string error = run.error.value("error", std::string("?"));
-        r.status = "cuda_error";
+        r.status = CaseStatus::cuda_error;
         r.summary = error + " during " + run.error.value("phase", std::string("the case"));
         r.findings.push_back(run.error.value("message", std::string()));
         if (auto hint = cuda_error_hint(error); !hint.empty()) r.findings.push_back(hint);
@@ -213,27 +206,36 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
         r.detail = run.error;
         return;
     }
+    case CaseRun::Outcome::exception:
+        r.status = CaseStatus::exception;
+        r.summary = "a C++ exception (" + run.error.value("type", std::string("?")) + ") escaped during " +
+                    run.error.value("phase", std::string("the case"));
+        r.findings.push_back(run.error.value("message", std::string()));
+        r.findings.push_back("the launcher, or code it calls, threw an exception that nothing caught; "
+                             "the cases after this one ran in a fresh process");
+        r.detail = run.error;
+        return;
     case CaseRun::Outcome::timeout:
-        r.status = "timeout";
+        r.status = CaseStatus::timeout;
         r.summary = run.error.value("reason", std::string("stopped by the time limit"));
         r.findings.push_back("the kernel did not finish: an infinite loop, a loop whose condition never changes, or "
                              "a __syncthreads() that not every thread of the block reaches");
         r.detail = run.error;
         return;
     case CaseRun::Outcome::crashed:
-        r.status = "crashed";
+        r.status = CaseStatus::crashed;
         r.summary = run.error.value("reason", std::string("the runner crashed"));
         r.findings.push_back("the host code crashed (for example a host pointer dereferenced as if it were device "
                              "memory, or exit() called); what the program printed is in the exercise's output");
         r.detail = run.error;
         return;
     case CaseRun::Outcome::protocol_error:
-        r.status = "protocol_error";
+        r.status = CaseStatus::protocol_error;
         r.summary = run.error.value("reason", std::string("the runner broke the grader's protocol"));
         r.detail = run.error;
         return;
     case CaseRun::Outcome::not_run:
-        r.status = "not_run";
+        r.status = CaseStatus::not_run;
         r.summary = run.error.value("reason", std::string("not run"));
         return;
     }

@@ -1,5 +1,7 @@
 #include "grading/report.hpp"
 
+#include "harness/cases.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -40,7 +42,7 @@ nlohmann::json timing_json(const TimingResult& t)
 nlohmann::json case_json(const CaseResult& c)
 {
     nlohmann::json j = {{"index", c.index},       {"label", c.label},       {"n", c.n},
-                        {"data", c.data},         {"seed", c.seed},         {"timed", c.timed},
+                        {"data", c.data},         {"seed", harness::hex64(c.seed)},         {"timed", c.timed},
                         {"status", c.status},     {"seconds", c.seconds},   {"check_seconds", c.check_seconds},
                         {"summary", c.summary},
                         {"findings", c.findings}, {"detail", c.detail},     {"reproduce", c.reproduce}};
@@ -103,7 +105,7 @@ void print_summary_table(const GradeReport& report, std::ostream& out)
         std::size_t passed = 0;
         std::string speed = "-", bandwidth = "-";
         for (const auto& c : e.cases) {
-            passed += c.status == "pass";
+            passed += c.status == CaseStatus::pass;
             if (c.timing && c.timing->student_ms > 0) {
                 if (c.timing->reference_ms > 0) speed = fixed(c.timing->speedup_vs_reference, 2) + "x";
                 bandwidth = fixed(c.timing->bandwidth_gb_s, 0);
@@ -128,7 +130,7 @@ nlohmann::json to_gradescope(const GradeReport& report)
         std::ostringstream output;
         output << e.status << (e.message.empty() ? "" : ": " + e.message) << "\n";
         for (const auto& c : e.cases) {
-            if (c.status == "pass") continue;
+            if (c.status == CaseStatus::pass) continue;
             output << "\n" << c.label << ": " << c.status << " -- " << c.summary << "\n";
             for (const auto& f : c.findings) output << "  " << f << "\n";
             output << "  rerun: " << c.reproduce << "\n";
@@ -137,7 +139,7 @@ nlohmann::json to_gradescope(const GradeReport& report)
             if (c.timing && c.timing->student_ms > 0)
                 output << "\nspeed (" << c.label << "): " << fixed(c.timing->student_ms, 4) << " ms, reference "
                        << fixed(c.timing->reference_ms, 4) << " ms, " << fixed(c.timing->bandwidth_gb_s, 0) << " GB/s\n";
-        if (!e.compile_output.empty() && e.status == "compile_error") output << "\n" << e.compile_output;
+        if (!e.compile_output.empty() && e.status == ExerciseStatus::compile_error) output << "\n" << e.compile_output;
         tests.push_back({{"name", e.name},
                          {"score", e.points},
                          {"max_score", e.max_points},

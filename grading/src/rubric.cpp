@@ -30,10 +30,10 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
     const double scale = w == rubric.weight.end() ? 1.0 : w->second;
     result.max_points = rubric.max_points(result.name);
     result.correctness_points = result.speed_points = result.points = 0;
-    if (result.status != "graded" || result.cases.empty()) return;
+    if (result.status != ExerciseStatus::graded || result.cases.empty()) return;
 
     const auto passed = std::count_if(result.cases.begin(), result.cases.end(),
-                                      [](const CaseResult& c) { return c.status == "pass"; });
+                                      [](const CaseResult& c) { return c.status == CaseStatus::pass; });
     result.correctness_points =
         scale * rubric.correctness_points * static_cast<double>(passed) / static_cast<double>(result.cases.size());
 

@@ -1,6 +1,7 @@
 // Scoring, the results JSON against its schema, submission discovery and library detection.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -8,13 +9,16 @@
 #include "grading/json_schema.hpp"
 #include "grading/report.hpp"
 #include "grading/rubric.hpp"
+#include "grading/status.hpp"
+#include "harness/cases.hpp"
+#include "harness/exercise.hpp"
 
 using namespace grading;
 namespace fs = std::filesystem;
 
 namespace {
 
-CaseResult case_with(const std::string& status, bool timed = false, double speedup = 0)
+CaseResult case_with(CaseStatus status, bool timed = false, double speedup = 0)
 {
     CaseResult c;
     c.label = "n=1/int";
@@ -36,7 +40,7 @@ ExerciseResult graded(std::vector<CaseResult> cases)
 {
     ExerciseResult e;
     e.name = "scan_kogge_stone";
-    e.status = "graded";
+    e.status = ExerciseStatus::graded;
     e.cases = std::move(cases);
     return e;
 }
@@ -51,13 +55,13 @@ nlohmann::json schema()
 TEST_CASE("correctness points are split over the cases; speed needs every case to pass")
 {
     Rubric rubric;
-    ExerciseResult e = graded({case_with("pass"), case_with("pass"), case_with("wrong"), case_with("pass", true, 1.0)});
+    ExerciseResult e = graded({case_with(CaseStatus::pass), case_with(CaseStatus::pass), case_with(CaseStatus::wrong), case_with(CaseStatus::pass, true, 1.0)});
     score_exercise(rubric, e);
     CHECK(e.correctness_points == doctest::Approx(6.0));
     CHECK(e.speed_points == 0);
     CHECK(e.max_points == 10);
 
-    e = graded({case_with("pass"), case_with("pass", true, 1.0)});
+    e = graded({case_with(CaseStatus::pass), case_with(CaseStatus::pass, true, 1.0)});
     score_exercise(rubric, e);
     CHECK(e.points == doctest::Approx(10.0));
 }
@@ -66,7 +70,7 @@ TEST_CASE("speed points: linear between the floor and full ratio, rounded to ste
 {
     Rubric rubric;
     auto speed = [&](double ratio) {
-        ExerciseResult e = graded({case_with("pass", true, ratio)});
+        ExerciseResult e = graded({case_with(CaseStatus::pass, true, ratio)});
         score_exercise(rubric, e);
         return e.speed_points;
     };
@@ -76,7 +80,7 @@ TEST_CASE("speed points: linear between the floor and full ratio, rounded to ste
     CHECK(speed(0.525) == 1.0);
     CHECK(speed(0.25) == 0.0);
     CHECK(speed(0.1) == 0.0);
-    ExerciseResult no_timing = graded({case_with("pass", true, 0)});
+    ExerciseResult no_timing = graded({case_with(CaseStatus::pass, true, 0)});
     score_exercise(rubric, no_timing);
     CHECK(no_timing.speed_points == 0);   // a timed case without a timing earns no speed points
 }
@@ -84,7 +88,7 @@ TEST_CASE("speed points: linear between the floor and full ratio, rounded to ste
 TEST_CASE("library use, statuses other than graded, and rubric overrides")
 {
     Rubric rubric;
-    ExerciseResult e = graded({case_with("pass", true, 1.0)});
+    ExerciseResult e = graded({case_with(CaseStatus::pass, true, 1.0)});
     e.library_use = {"CUB"};
     score_exercise(rubric, e);
     CHECK(e.points == 0);
@@ -95,7 +99,7 @@ TEST_CASE("library use, statuses other than graded, and rubric overrides")
     CHECK(missing.max_points == 10);
 
     const Rubric custom = Rubric::from_json({{"correctness_points", 5}, {"speed_points", 5}, {"weight", {{"scan_kogge_stone", 2.0}}}});
-    ExerciseResult w = graded({case_with("pass", true, 1.0)});
+    ExerciseResult w = graded({case_with(CaseStatus::pass, true, 1.0)});
     score_exercise(custom, w);
     CHECK(w.max_points == 20);
     CHECK(w.points == 20);
@@ -174,7 +178,7 @@ TEST_CASE("results JSON matches the published schema, and the schema rejects a f
     report.grader_version = "0.1.0";
     report.started_at = "2026-11-22T01:00:00Z";
     report.submission = "sub";
-    ExerciseResult e = graded({case_with("pass", true, 1.0), case_with("wrong")});
+    ExerciseResult e = graded({case_with(CaseStatus::pass, true, 1.0), case_with(CaseStatus::wrong)});
     e.cases[1].findings = {"first wrong element: out[3] = 1, expected 2"};
     e.cases[1].detail = {{"wrong", 1}};
     score_exercise(Rubric{}, e);
@@ -193,10 +197,49 @@ TEST_CASE("results JSON matches the published schema, and the schema rejects a f
     CHECK(validate_json_schema(schema(), forged).size() == 2);
 }
 
+// The schema's enums and the types' spellings are one list: a status added to one and not the
+// other would write results that fail validation, or a schema that admits what we never write.
+TEST_CASE("the schema's status, data and exercise enums list exactly the values the code has")
+{
+    const nlohmann::json s = schema();
+    const nlohmann::json& defs = s.contains("$defs") ? s.at("$defs") : s.at("definitions");
+    auto enum_at = [&](const char* definition, const char* property) {
+        auto values = defs.at(definition).at("properties").at(property).at("enum").get<std::vector<std::string>>();
+        std::sort(values.begin(), values.end());
+        return values;
+    };
+    auto sorted = [](std::vector<std::string> values) {
+        std::sort(values.begin(), values.end());
+        return values;
+    };
+    std::vector<std::string> exercise_statuses, case_statuses, data_kinds, exercises;
+    for (const auto& [value, text] : StatusNames<ExerciseStatus>::all) exercise_statuses.push_back(text);
+    for (const auto& [value, text] : StatusNames<CaseStatus>::all) case_statuses.push_back(text);
+    for (auto kind : {harness::DataKind::integers, harness::DataKind::fractions, harness::DataKind::mixed_magnitudes})
+        data_kinds.push_back(harness::data_kind_name(kind));
+    for (const auto& e : harness::all_exercises()) exercises.push_back(e.name);
+    CHECK(enum_at("exercise", "status") == sorted(exercise_statuses));
+    CHECK(enum_at("case", "status") == sorted(case_statuses));
+    CHECK(enum_at("case", "data") == sorted(data_kinds));
+    CHECK(enum_at("exercise", "name") == sorted(exercises));
+}
+
+TEST_CASE("a status reads back from its text, and nothing else reads as a status")
+{
+    for (const auto& [value, text] : StatusNames<CaseStatus>::all) {
+        CHECK(status_from_text<CaseStatus>(text) == value);
+        CHECK(nlohmann::json(value).get<CaseStatus>() == value);
+    }
+    for (const auto& [value, text] : StatusNames<ExerciseStatus>::all)
+        CHECK(nlohmann::json(value).get<ExerciseStatus>() == value);
+    CHECK_FALSE(status_from_text<CaseStatus>("passed"));
+    CHECK_THROWS(nlohmann::json("full_marks").get<ExerciseStatus>());
+}
+
 TEST_CASE("Gradescope output: one test per exercise with the failing cases as its output")
 {
     GradeReport report;
-    ExerciseResult e = graded({case_with("pass", true, 1.0), case_with("wrong")});
+    ExerciseResult e = graded({case_with(CaseStatus::pass, true, 1.0), case_with(CaseStatus::wrong)});
     e.cases[1].summary = "3 of 1,025 output element(s) wrong";
     e.cases[1].findings = {"first wrong element: out[1,024] = 1, expected 2"};
     e.cases[1].reproduce = "build/bin/grade --submission s --exercise scan_kogge_stone --case n=1/int";
@@ -218,7 +261,7 @@ TEST_CASE("Gradescope output: one test per exercise with the failing cases as it
 TEST_CASE("summary table lists every exercise and the total")
 {
     GradeReport report;
-    ExerciseResult e = graded({case_with("pass", true, 1.0)});
+    ExerciseResult e = graded({case_with(CaseStatus::pass, true, 1.0)});
     score_exercise(Rubric{}, e);
     report.exercises.push_back(e);
     report.points = e.points;

@@ -34,7 +34,7 @@ json valid_report() {
     timed.data = "integers";
     timed.seed = std::numeric_limits<std::uint64_t>::max();  // seeds are 64-bit hashes: beyond int64 too
     timed.timed = true;
-    timed.status = "pass";
+    timed.status = grading::CaseStatus::pass;
     timed.timing = grading::TimingResult{};
     timed.timing->reps = 5;
     timed.timing->batches = 1;
@@ -45,7 +45,7 @@ json valid_report() {
 
     grading::ExerciseResult exercise;
     exercise.name = "scan_kogge_stone";
-    exercise.status = "graded";
+    exercise.status = grading::ExerciseStatus::graded;
     exercise.cases = {timed, untimed};
     grading::GradeReport report;
     report.started_at = "2026-11-22T01:00:00Z";
@@ -76,7 +76,7 @@ const std::vector<Violation>& violations() {
         {"required", [](json& d) { d["exercises"][0]["cases"][0].erase("status"); }, "/exercises/0/cases/0",
          "Missing required property 'status'"},
         {"enum", [](json& d) { d["exercises"][0]["status"] = "full_marks"; }, "/exercises/0/status", "enum"},
-        {"const", [](json& d) { d["schema_version"] = 1; }, "/schema_version", "'const'"},
+        {"const", [](json& d) { d["schema_version"] = 2; }, "/schema_version", "'const'"},
         {"additionalProperties false", [](json& d) { d["exercises"][0]["cases"][0]["bonus"] = 5; },
          "/exercises/0/cases/0", "'bonus'"},
         {"minimum", [](json& d) { d["exercises"][0]["max_points"] = -1; }, "/exercises/0/max_points",

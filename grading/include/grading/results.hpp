@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "grading/status.hpp"
+
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 2;
+constexpr int results_schema_version = 3;
 
 // A speed case's time. The student's figures are the grader's accepted times
 // (grading/src/timing_model.hpp): CUDA events where the grader's own clock confirms them.
@@ -44,7 +46,7 @@ struct CaseResult {
     std::string data;
     std::uint64_t seed = 0;
     bool timed = false;
-    std::string status;             // pass | wrong | cuda_error | crashed | timeout | protocol_error | not_run
+    CaseStatus status = CaseStatus::not_run;
     double seconds = 0;             // waited on the runner: case_begin to case_end, as the grader saw it
     double check_seconds = 0;       // spent in the grader: inputs and golden results again, the check
     std::string summary;
@@ -56,8 +58,7 @@ struct CaseResult {
 
 struct ExerciseResult {
     std::string name;
-    // graded | not_submitted | compile_error | missing_launcher | invalid_submission | runner_failed
-    std::string status = "not_submitted";
+    ExerciseStatus status = ExerciseStatus::not_submitted;
     std::string source;             // the submitted file, if any
     std::string message;            // one line on the status
     std::string compile_output;
