@@ -1,0 +1,190 @@
+#include "grading/command_line.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "grader_config.hpp"
+#include "harness/cases.hpp"
+#include "harness/exercise.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grading {
+namespace {
+
+const char* description = R"(Grades a directory of <exercise>.cu files (see docs/CONTRACT.md) and writes results.json:
+  grade --submission DIR [OPTIONS]
+or lists the exercises and their cases:
+  grade --list [--exercise NAME])";
+
+const char* exit_codes = "Exit codes: 0 graded, 2 usage error, 3 the grading environment is not usable (no sandbox).";
+
+// An upper bound keeps the conversion to milliseconds from overflowing; a day is far beyond any exercise.
+constexpr double max_limit_seconds = 24 * 60 * 60;
+
+// CLI11 puts the option's name before each of these validators' messages.
+const CLI::Validator positive_seconds(
+    [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double seconds = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !(seconds > 0 && seconds <= max_limit_seconds))
+            return "expected seconds, more than 0 and at most " + std::to_string(static_cast<int>(max_limit_seconds)) +
+                   ", not " + text;
+        return {};
+    },
+    "");
+
+// nvcc's -arch=sm_NN takes the compute capability's digits, with a suffix for the
+// architecture-specific features (90a).
+const CLI::Validator gpu_architecture(
+    [](std::string& arch) -> std::string {
+        if (std::regex_match(arch, std::regex("[0-9]+[a-z]?"))) return {};
+        return "expected digits with an optional letter, e.g. 90 or 90a, not '" + arch + "'";
+    },
+    "");
+
+// An empty name is let through, as before CLI11: `--exercise "$LIST"` with an empty list grades all.
+const CLI::Validator known_exercise(
+    [](std::string& name) -> std::string {
+        if (name.empty() || harness::find_exercise(name)) return {};
+        return "unknown exercise '" + name + "' (see grade --list)";
+    },
+    "");
+
+// Rounded, and never 0 ms for a limit that was more than 0 s.
+std::chrono::milliseconds to_milliseconds(double seconds)
+{
+    return std::chrono::milliseconds(std::max(1LL, std::llround(seconds * 1000)));
+}
+
+Rubric load_rubric(const std::string& path)
+{
+    std::ifstream file(path);
+    if (!file) throw CLI::ValidationError("--rubric", "cannot read " + path);
+    try {
+        return Rubric::from_json(nlohmann::json::parse(file));
+    } catch (const nlohmann::json::exception& e) {
+        throw CLI::ValidationError("--rubric", path + ": " + e.what());
+    }
+}
+
+// What single options cannot check: how they combine, the submission directory and the case labels.
+void check_grade_command(const CLI::App& app, GradeCommand& command)
+{
+    GradeOptions& options = command.options;
+    if (app.count("--no-reference-timing") && app.count("--reference-runner"))
+        throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
+    std::vector<std::string>& names = options.exercises;
+    names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
+    if (names.empty())
+        for (const auto& e : harness::all_exercises()) names.push_back(e.name);
+    if (command.list) return;
+    if (options.submission.empty()) throw CLI::RequiredError("--submission (or --list)");
+    if (!fs::is_directory(options.submission))
+        throw CLI::ValidationError("--submission", "no directory " + options.submission);
+    if (options.case_label.empty()) return;
+    if (names.size() != 1) throw CLI::ValidationError("--case", "needs exactly one --exercise");
+    if (!harness::find_case(harness::cases_for(*harness::find_exercise(names[0])), options.case_label))
+        throw CLI::ValidationError("--case",
+                                   "no case '" + options.case_label + "' in " + names[0] + " (see grade --list)");
+}
+
+void declare_grade_options(CLI::App& app, GradeCommand& command)
+{
+    GradeOptions& o = command.options;
+    app.add_option("--submission", o.submission, "the student's directory (files may sit anywhere below it)")
+        ->type_name("DIR");
+    app.add_option("--exercise", o.exercises, "grade only these exercises (default: all ten)")
+        ->type_name("A[,B...]")
+        ->delimiter(',')
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(known_exercise);
+    app.add_option("--case", o.case_label, "run only this case (with one --exercise); labels from --list")
+        ->type_name("LABEL");
+    app.add_flag("--list", command.list, "list the exercises and their cases, then exit");
+    app.add_option("--output", command.output, "where to write the results (default: results.json)")
+        ->type_name("FILE");
+    app.add_option("--gradescope", command.gradescope, "also write Gradescope's results format (one test per exercise)")
+        ->type_name("FILE");
+    app.add_option("--work-dir", o.work_dir, "runners and logs go here (default: grader-work)")->type_name("DIR");
+    app.add_option_function<double>(
+           "--time-limit", [&o](const double& s) { o.limits.exercise_budget = to_milliseconds(s); },
+           "wall-clock budget per exercise in seconds (default: 120)")
+        ->type_name("S")
+        ->check(positive_seconds);
+    app.add_option_function<double>(
+           "--case-time-limit", [&o](const double& s) { o.limits.case_limit = to_milliseconds(s); },
+           "per case, before a size allowance (default: 10)")
+        ->type_name("S")
+        ->check(positive_seconds);
+    app.add_option("--reps", o.limits.reps, "timing repetitions per speed case, 1 to 10000 (default: 25)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 10000).description(""));
+    app.add_option_function<std::string>(
+           "--rubric", [&o](const std::string& path) { o.rubric = load_rubric(path); },
+           "points and speed thresholds (see grading/rubric.example.json)")
+        ->type_name("FILE");
+    app.add_option("--jobs", o.compile_jobs, "compiles in parallel, 1 to 1024 (default: number of cores)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1024).description(""));
+    app.add_option("--nvcc", o.toolchain.nvcc, "compiler (default: the one the grader was built with)")
+        ->type_name("PATH");
+    app.add_option("--arch", o.toolchain.arch, "GPU architecture, e.g. 90 for sm_90 (default: the build's)")
+        ->type_name("NN")
+        ->check(gpu_architecture);
+    app.add_flag_callback("--no-reference-timing", [&o] { o.reference_runner.clear(); },
+                          "do not time the hidden reference (no speed points)");
+    app.add_option("--reference-runner", o.reference_runner,
+                   "the reference runner to time against (default: next to grade)")
+        ->type_name("P");
+    app.add_flag("--no-sandbox", command.no_sandbox,
+                 "run submitted code without the bubblewrap sandbox: for trusted code only\n"
+                 "(results.json records it); without this option, grade refuses to grade\n"
+                 "on a machine where the sandbox cannot run");
+    app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
+    app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
+    app.callback([&app, &command] { check_grade_command(app, command); });
+}
+
+}  // namespace
+
+CommandLine parse_command_line(const std::vector<std::string>& args, const GradeOptions& defaults)
+{
+    CLI::App app(description, "grade");
+    app.footer(exit_codes);
+    // Help and version win over a mistake anywhere else on the line, as before CLI11: their flags act as soon as
+    // they are read, where CLI11 would first check every other option's value.
+    app.set_help_flag();
+    app.add_flag_callback("-h,--help", [] { throw CLI::CallForHelp(); }, "print this help, then exit")
+        ->trigger_on_parse();
+    app.set_version_flag("--version", std::string("grade ") + GRADER_VERSION, "print the grader's version, then exit")
+        ->trigger_on_parse();
+    // As before CLI11: a repeated option overrides, so that a script can append to a command it was given.
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+    GradeCommand grade;
+    grade.options = defaults;
+    declare_grade_options(app, grade);
+    try {
+        // CLI11 takes the arguments in reverse order, without the program's name.
+        std::vector<std::string> reversed(args.rbegin(), args.rend());
+        if (!reversed.empty()) reversed.pop_back();
+        app.parse(reversed);
+        return {grade, exit_graded, ""};
+    } catch (const CLI::ParseError& e) {
+        std::ostringstream out, err;
+        if (app.exit(e, out, err) == 0) return {std::nullopt, exit_graded, out.str()};   // --help, --version
+        return {std::nullopt, exit_usage_error,
+                "grade: " + std::string(e.what()) + "\n  (run grade --help for the options)\n"};
+    }
+}
+
+}  // namespace grading

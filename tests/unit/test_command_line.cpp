@@ -1,0 +1,184 @@
+// `grade`'s command line: what it accepts, and that every refusal is exit code 2 with a message
+// naming the option, before anything is compiled or run.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "grader_config.hpp"
+#include "grading/command_line.hpp"
+#include "harness/cases.hpp"
+#include "harness/exercise.hpp"
+
+using namespace grading;
+namespace fs = std::filesystem;
+
+namespace {
+
+GradeOptions defaults()
+{
+    GradeOptions options;
+    options.toolchain.nvcc = "/opt/cuda/bin/nvcc";
+    options.toolchain.arch = "90";
+    options.reference_runner = "/opt/grader/bin/grader_reference_runner";
+    return options;
+}
+
+CommandLine parse(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "grade");
+    return parse_command_line(args, defaults());
+}
+
+// A submission directory that exists, so that a command is refused only for what it tests.
+std::vector<std::string> submitted(std::vector<std::string> args)
+{
+    args.insert(args.begin(), {"--submission", fs::temp_directory_path().string()});
+    return args;
+}
+
+GradeCommand accepted(const std::vector<std::string>& args)
+{
+    const CommandLine command_line = parse(args);
+    INFO(command_line.message);
+    REQUIRE(command_line.grade);
+    CHECK(command_line.exit_code == exit_graded);
+    return *command_line.grade;
+}
+
+// The usage error's message, checked to name `option` and to point at --help.
+std::string refused(const std::vector<std::string>& args, const std::string& option)
+{
+    const CommandLine command_line = parse(args);
+    INFO(command_line.message);
+    CHECK_FALSE(command_line.grade);
+    CHECK(command_line.exit_code == exit_usage_error);
+    CHECK(command_line.message.find(option) != std::string::npos);
+    CHECK(command_line.message.find("grade --help") != std::string::npos);
+    return command_line.message;
+}
+
+}  // namespace
+
+TEST_CASE("a submission alone grades every exercise with the defaults")
+{
+    const GradeCommand command = accepted(submitted({}));
+    CHECK(command.options.submission == fs::temp_directory_path().string());
+    CHECK(command.options.exercises.size() == harness::all_exercises().size());
+    CHECK(command.options.toolchain.nvcc == "/opt/cuda/bin/nvcc");
+    CHECK(command.options.reference_runner == "/opt/grader/bin/grader_reference_runner");
+    CHECK(command.options.limits.reps == 25);
+    CHECK(command.output == "results.json");
+    CHECK_FALSE(command.list);
+    CHECK_FALSE(command.no_sandbox);
+}
+
+TEST_CASE("--list needs no submission; any other command does, and it must be a directory")
+{
+    CHECK(accepted({"--list"}).list);
+    refused({}, "--submission");
+    refused({"--output", "x.json"}, "--submission");
+    CHECK(refused({"--submission", "/nonexistent/submission"}, "--submission").find("no directory") !=
+          std::string::npos);
+}
+
+TEST_CASE("--reps and --jobs: whole numbers in range")
+{
+    CHECK(accepted(submitted({"--reps", "5"})).options.limits.reps == 5);
+    refused(submitted({"--reps", "0"}), "--reps");
+    refused(submitted({"--reps", "10001"}), "--reps");
+    refused(submitted({"--reps", "many"}), "--reps");
+    CHECK(accepted(submitted({"--jobs", "3"})).options.compile_jobs == 3);
+    refused(submitted({"--jobs", "0"}), "--jobs");
+    refused(submitted({"--jobs", "-2"}), "--jobs");
+}
+
+TEST_CASE("time limits: seconds more than 0, to the supervisor's milliseconds")
+{
+    CHECK(accepted(submitted({"--time-limit=30"})).options.limits.exercise_budget == std::chrono::seconds(30));
+    CHECK(accepted(submitted({"--case-time-limit", "0.25"})).options.limits.case_limit ==
+          std::chrono::milliseconds(250));
+    // Far below a millisecond is still a limit, not none.
+    CHECK(accepted(submitted({"--case-time-limit", "1e-6"})).options.limits.case_limit ==
+          std::chrono::milliseconds(1));
+    refused(submitted({"--time-limit", "-5"}), "--time-limit");
+    refused(submitted({"--time-limit", "0"}), "--time-limit");
+    refused(submitted({"--time-limit", "30s"}), "--time-limit");
+    refused(submitted({"--case-time-limit", "nan"}), "--case-time-limit");
+    refused(submitted({"--case-time-limit", "1e300"}), "--case-time-limit");
+}
+
+TEST_CASE("--exercise: known names, comma-separated or repeated, in the order given")
+{
+    using names = std::vector<std::string>;
+    CHECK(accepted(submitted({"--exercise", "scan_brent_kung,scan_kogge_stone"})).options.exercises ==
+          names{"scan_brent_kung", "scan_kogge_stone"});
+    CHECK(accepted(submitted({"--exercise", "scan_kogge_stone", "--exercise=conv1d_tiled,scan_hierarchical"}))
+              .options.exercises == names{"scan_kogge_stone", "conv1d_tiled", "scan_hierarchical"});
+    // An empty list, as a script's empty variable gives, means all of them.
+    CHECK(accepted(submitted({"--exercise", ""})).options.exercises.size() == harness::all_exercises().size());
+    const std::string message = refused(submitted({"--exercise", "scan_kogge_stone,scan_nonexistent"}), "--exercise");
+    CHECK(message.find("scan_nonexistent") != std::string::npos);
+    refused(submitted({"--exercise"}), "--exercise");
+}
+
+TEST_CASE("--case: one exercise, and a label it has")
+{
+    const std::string label = harness::cases_for(*harness::find_exercise("scan_kogge_stone")).at(0).label;
+    CHECK(accepted(submitted({"--exercise", "scan_kogge_stone", "--case", label})).options.case_label == label);
+    refused(submitted({"--case", label}), "--case");
+    refused(submitted({"--exercise", "scan_kogge_stone,scan_brent_kung", "--case", label}), "--case");
+    CHECK(refused(submitted({"--exercise", "scan_kogge_stone", "--case", "n=7/none"}), "--case")
+              .find("no case 'n=7/none'") != std::string::npos);
+}
+
+TEST_CASE("--arch: digits with an optional letter")
+{
+    CHECK(accepted(submitted({"--arch", "90a"})).options.toolchain.arch == "90a");
+    CHECK(accepted(submitted({"--arch=100"})).options.toolchain.arch == "100");
+    refused(submitted({"--arch", "sm_90"}), "--arch");
+    refused(submitted({"--arch", "9.0"}), "--arch");
+}
+
+TEST_CASE("the remaining options reach the command")
+{
+    const GradeCommand command =
+        accepted(submitted({"--output", "out.json", "--gradescope", "gs.json", "--work-dir", "w", "--nvcc", "nvcc13",
+                            "--no-sandbox", "--keep-work", "--no-reference-timing"}));
+    CHECK(command.output == "out.json");
+    CHECK(command.gradescope == "gs.json");
+    CHECK(command.options.work_dir == "w");
+    CHECK(command.options.toolchain.nvcc == "nvcc13");
+    CHECK(command.no_sandbox);
+    CHECK(command.options.keep_work);
+    CHECK(command.options.reference_runner.empty());
+    CHECK(accepted(submitted({"--reference-runner", "ref"})).options.reference_runner == "ref");
+    CHECK(accepted(submitted({"--bwrap", "/usr/bin/bwrap"})).bwrap == "/usr/bin/bwrap");
+    // A repeated option overrides, as before CLI11.
+    CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.limits.reps == 4);
+    refused(submitted({"--no-reference-timing", "--reference-runner", "ref"}), "--reference-runner");
+    refused(submitted({"--rubric", "/nonexistent/rubric.json"}), "--rubric");
+}
+
+TEST_CASE("unknown options and stray arguments are refused by name")
+{
+    refused(submitted({"--bogus"}), "--bogus");
+    refused(submitted({"--rep", "5"}), "--rep");
+    refused(submitted({"stray"}), "stray");
+}
+
+TEST_CASE("--help and --version print and exit 0, whatever else is given")
+{
+    const std::vector<std::vector<std::string>> asking_for_help = {
+        {"--help"}, {"-h", "--reps", "0"}, {"--bogus", "--help"}};
+    for (const auto& args : asking_for_help) {
+        const CommandLine help = parse(args);
+        CHECK_FALSE(help.grade);
+        CHECK(help.exit_code == exit_graded);
+        CHECK(help.message.find("--submission DIR") != std::string::npos);
+        CHECK(help.message.find("Exit codes: 0 graded, 2 usage error, 3") != std::string::npos);
+    }
+    const CommandLine version = parse({"--jobs", "0", "--version"});
+    CHECK_FALSE(version.grade);
+    CHECK(version.exit_code == exit_graded);
+    CHECK(version.message == std::string("grade ") + GRADER_VERSION + "\n");
+}
