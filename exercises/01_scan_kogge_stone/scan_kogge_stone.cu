@@ -1,11 +1,16 @@
-// scan_kogge_stone: inclusive scan of each 1024-element section (see README.md).
+// scan_kogge_stone: Kogge-Stone inclusive scan of each 1024-element section (see README.md).
 //
-//     out[i] = in[s] + in[s+1] + ... + in[i],   s = i - i % 1024
+//   out[i] = in[s] + in[s+1] + ... + in[i],   s = i - i % 1024,   0 <= i < n
 //
-// Keep the launcher's name and signature exactly as they are. Putting your kernels and helpers
-// in the anonymous namespace below keeps their names private to this file.
+// Keep this launcher's name and signature exactly (CONTRACT.md):
+//   void scan_kogge_stone(const float* in, float* out, int n)
+// Rules: in and out are device pointers; never modify in; store only out[i] with i < n.
+//        Default stream, no cudaMalloc, no CUB, Thrust or other library doing the scan.
+//
+// As handed out, this file compiles and runs but writes nothing to out: every case fails.
 
 #include <cuda_runtime.h>
+
 #include <cstddef>
 
 namespace {
@@ -13,23 +18,20 @@ namespace {
 constexpr unsigned int SECTION_SIZE = 1024;   // elements per section = threads per block
 
 __global__ void kogge_stone_scan_kernel(const float* in, float* out, int n) {
-    // TODO 1: the global index of this thread's element. Block b scans elements
-    //         [b * SECTION_SIZE, (b + 1) * SECTION_SIZE), thread t owns element t of it:
-    //             i = blockIdx.x * SECTION_SIZE + threadIdx.x
-    //         (compute it as size_t: for large n, int arithmetic can overflow).
+    // TODO 1: compute the index of this thread's element as size_t (32-bit products overflow):
+    //           i = blockIdx.x * SECTION_SIZE + threadIdx.x   // block b scans [b*1024, (b+1)*1024)
     //
-    // TODO 2: load in[i] into a __shared__ float array of SECTION_SIZE elements at position
-    //         threadIdx.x; threads with i >= n store 0 instead (never read past the end of in).
+    // TODO 2: load in[i] into a __shared__ float array of SECTION_SIZE elements, at position
+    //         threadIdx.x; a thread with i >= n stores 0 instead (never read past the end of in).
     //
     // TODO 3: the Kogge-Stone steps, stride = 1, 2, 4, ..., 512: every thread with
     //         threadIdx.x >= stride adds the value at threadIdx.x - stride to its own.
-    //         Careful: a thread must not overwrite its value while another thread may still
-    //         need to read the old one in the same step. Either read into a register,
-    //         __syncthreads(), then write (PMPP Fig. 11.3), or use two shared arrays and switch
-    //         between them every step (double buffering). Also __syncthreads() before each
-    //         step reads what the previous step wrote.
+    //         A thread must not overwrite its value while another one may still read the old
+    //         value in the same step: read into a register, __syncthreads(), then write
+    //         (PMPP Fig. 11.3), or use two shared arrays (double buffering). Also
+    //         __syncthreads() before each step reads what the previous step wrote.
     //
-    // TODO 4: store the result to out[i], only if i < n: writing past the end of out is an error.
+    // TODO 4: store the result to out[i], only if i < n.
 }
 
 }  // namespace

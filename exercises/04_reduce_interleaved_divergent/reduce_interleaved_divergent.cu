@@ -1,38 +1,52 @@
-// Exercise reduce_interleaved_divergent: reduction 1, interleaved addressing (divergent warps).
-// Compute out[0] = in[0] + ... + in[n-1] (doubles), for any n from 1 to 2^30. See README.md.
+// reduce_interleaved_divergent: reduction 1, interleaved addressing, divergent warps
+// (see README.md).
 //
-// Layout: BLOCK threads per block, BLOCK elements per block (one element per thread).
-// This stub compiles and runs but never writes out[0]: the grader says "output never written".
+//   out[0] = in[0] + in[1] + ... + in[n-1]   (doubles)
+//
+// Keep this launcher's name and signature exactly (CONTRACT.md):
+//   void reduce_interleaved_divergent(const double* in, double* out, int n, double* scratch)
+// Rules: all pointers are device pointers; never modify in, never read in[i] with i >= n;
+//        partial sums go to scratch (n + 4096 doubles, contents unspecified on entry).
+//        Accumulate in double. Default stream, no cudaMalloc, no CUB, Thrust or other library.
+//
+// As handed out, this file compiles and runs but never writes out[0]: every case fails.
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
-constexpr unsigned BLOCK = 256;  // threads per block; keep it a power of two
+namespace {
 
-// One block reduces BLOCK consecutive elements of `in` (elements at index >= n count as 0.0)
-// and writes their sum to partial[blockIdx.x].
+constexpr unsigned int BLOCK = 256;   // threads per block = elements per block; a power of two
+
+// One block reduces BLOCK consecutive elements of in (past the end: 0.0) into partial[blockIdx.x].
 __global__ void reduce_interleaved_divergent_kernel(const double* in, double* partial, int n) {
-  // TODO 1: declare `__shared__ double sdata[BLOCK];` and let tid = threadIdx.x.
-  // TODO 2: the global index of this thread's element:
-  //           size_t i = (size_t)blockIdx.x * blockDim.x + tid;
-  //         load sdata[tid] = in[i] when i < n, otherwise 0.0. Then __syncthreads().
-  // TODO 3: the tree, interleaved addressing. With stride s = 1, 2, 4, ..., blockDim.x/2:
-  //           if (tid % (2*s) == 0) sdata[tid] += sdata[tid + s];
-  //         and a __syncthreads() after every step (outside the if: all threads must reach it).
-  // TODO 4: thread 0 writes partial[blockIdx.x] = sdata[0].
+    // TODO 1: declare __shared__ double sdata[BLOCK]; let tid = threadIdx.x.
+    //
+    // TODO 2: load this thread's element, 0.0 when i >= n, into sdata[tid]; then __syncthreads():
+    //           i = (size_t)blockIdx.x * blockDim.x + tid      // one element per thread
+    //
+    // TODO 3: the tree, interleaved addressing, s = 1, 2, 4, ..., blockDim.x / 2:
+    //           if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];
+    //         and a __syncthreads() after every step, outside the if (every thread must reach it).
+    //
+    // TODO 4: thread 0 writes partial[blockIdx.x] = sdata[0].
 }
 
-void reduce_interleaved_divergent(const double* in, double* out, int n, double* scratch) {
-  // Pass 1: one partial sum per block, into scratch[0 .. blocks).
-  const unsigned blocks = static_cast<unsigned>((static_cast<long long>(n) + BLOCK - 1) / BLOCK);
-  reduce_interleaved_divergent_kernel<<<blocks, BLOCK>>>(in, scratch, n);
+}  // namespace
 
-  // TODO 5: keep reducing until one value is left. Each pass reads the previous pass's partials
-  //         (count = the previous number of blocks) and writes new ones to a region of scratch
-  //         that does not overlap the one it reads, e.g. ping-pong between scratch[0 ..) and
-  //         scratch[blocks ..). The pass that runs a single block writes directly into out
-  //         (out[0] is its partial[0]). If n <= BLOCK, pass 1 already is that pass.
-  //         No cudaMalloc, no cudaDeviceSynchronize, no copying to the host.
-  (void)out;
+void reduce_interleaved_divergent(const double* in, double* out, int n, double* scratch) {
+    if (n <= 0) return;
+    // Pass 1: one partial sum per block, ceil(n / BLOCK) blocks, into scratch[0, blocks).
+    const unsigned int blocks =
+        static_cast<unsigned int>((static_cast<size_t>(n) + BLOCK - 1) / BLOCK);
+    reduce_interleaved_divergent_kernel<<<blocks, BLOCK>>>(in, scratch, n);
+
+    // TODO 5: reduce the partials until one value is left. Each pass reads the previous pass's
+    //         partials (count = its number of blocks) and writes ceil(count / BLOCK) new ones
+    //         where it does not read: ping-pong between scratch[0 ..) and scratch[blocks ..).
+    //         The pass that runs a single block writes into out instead (out[0] is its
+    //         partial[0]); for n <= BLOCK, pass 1 is that pass. No cudaMalloc, no
+    //         cudaDeviceSynchronize, no copies to the host.
+    (void)out;   // remove this line once a pass writes out[0]
 }
