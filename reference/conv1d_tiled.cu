@@ -9,14 +9,13 @@
 
 namespace {
 
-constexpr int TILE = 1024;        // outputs per block == threads per block
-constexpr int MAX_MASK = 31;      // largest mask_width
+constexpr int TILE = 1024;    // outputs per block == threads per block
+constexpr int MAX_MASK = 31;  // largest mask_width
 
-__constant__ float c_mask[MAX_MASK];   // filled by the launcher before every launch
+__constant__ float c_mask[MAX_MASK];  // filled by the launcher before every launch
 
 __global__ void __launch_bounds__(TILE)
-conv1d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, long long n,
-                    int mask_width)
+    conv1d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, long long n, int mask_width)
 {
     // Shared tile layout:  [ left halo: r ][ this block's TILE elements ][ right halo: r ]
     //  tile[k] holds in[tile_start - r + k]  (0 when that index is a ghost element)
@@ -24,8 +23,8 @@ conv1d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, long 
 
     const int r = mask_width / 2;
     const int t = threadIdx.x;
-    const long long tile_start = (long long)blockIdx.x * TILE;   // first output of this block
-    const long long i = tile_start + t;                          // this thread's output
+    const long long tile_start = (long long)blockIdx.x * TILE;  // first output of this block
+    const long long i = tile_start + t;                         // this thread's output
 
     // Left halo: the r elements just before the tile (threads 0..r-1 load one each).
     if (t < r) {
@@ -61,6 +60,6 @@ void conv1d_tiled(const float* in, const float* mask, float* out, int n, int mas
     // The mask changes between calls: copy it (host -> constant memory) every time.
     cudaMemcpyToSymbol(c_mask, mask, sizeof(float) * mask_width);
 
-    const unsigned int blocks = (unsigned int)(((long long)n + TILE - 1) / TILE);   // <= 2^21
+    const unsigned int blocks = (unsigned int)(((long long)n + TILE - 1) / TILE);  // <= 2^21
     conv1d_tiled_kernel<<<blocks, TILE>>>(in, out, (long long)n, mask_width);
 }

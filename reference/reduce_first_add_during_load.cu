@@ -26,42 +26,45 @@ constexpr unsigned kBlock = 256;                 // threads per block
 constexpr unsigned kElemsPerBlock = 2 * kBlock;  // elements per block
 
 __global__ void __launch_bounds__(kBlock)
-reduce_first_add_kernel(const double* __restrict__ in, double* __restrict__ partial, int n) {
-  __shared__ double sdata[kBlock];
-  const unsigned tid = threadIdx.x;
-  const size_t un = static_cast<size_t>(n);
-  const size_t i = static_cast<size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
-  double v = (i < un) ? in[i] : 0.0;
-  if (i + blockDim.x < un) v += in[i + blockDim.x];  // both loads guarded: never read past n
-  sdata[tid] = v;
-  __syncthreads();
-
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (tid < s) {  // contiguous threads, consecutive addresses
-      sdata[tid] += sdata[tid + s];
-    }
+    reduce_first_add_kernel(const double* __restrict__ in, double* __restrict__ partial, int n)
+{
+    __shared__ double sdata[kBlock];
+    const unsigned tid = threadIdx.x;
+    const size_t un = static_cast<size_t>(n);
+    const size_t i = static_cast<size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
+    double v = (i < un) ? in[i] : 0.0;
+    if (i + blockDim.x < un) v += in[i + blockDim.x];  // both loads guarded: never read past n
+    sdata[tid] = v;
     __syncthreads();
-  }
-  if (tid == 0) partial[blockIdx.x] = sdata[0];
+
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) {  // contiguous threads, consecutive addresses
+            sdata[tid] += sdata[tid + s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-unsigned blocks_for(long long count) {
-  return static_cast<unsigned>((count + kElemsPerBlock - 1) / kElemsPerBlock);
+unsigned blocks_for(long long count)
+{
+    return static_cast<unsigned>((count + kElemsPerBlock - 1) / kElemsPerBlock);
 }
 
 }  // namespace
 
-void reduce_first_add_during_load(const double* in, double* out, int n, double* scratch) {
-  long long count = n > 0 ? n : 0;
-  double* const region[2] = {scratch, scratch + blocks_for(count)};
-  const double* src = in;
-  for (int pass = 0;; ++pass) {
-    unsigned blocks = blocks_for(count);
-    if (blocks == 0) blocks = 1;  // n == 0 (outside the contract): one block writes 0.0
-    double* dst = (blocks == 1) ? out : region[pass % 2];
-    reduce_first_add_kernel<<<blocks, kBlock>>>(src, dst, static_cast<int>(count));
-    if (blocks == 1) break;
-    src = dst;
-    count = blocks;
-  }
+void reduce_first_add_during_load(const double* in, double* out, int n, double* scratch)
+{
+    long long count = n > 0 ? n : 0;
+    double* const region[2] = {scratch, scratch + blocks_for(count)};
+    const double* src = in;
+    for (int pass = 0;; ++pass) {
+        unsigned blocks = blocks_for(count);
+        if (blocks == 0) blocks = 1;  // n == 0 (outside the contract): one block writes 0.0
+        double* dst = (blocks == 1) ? out : region[pass % 2];
+        reduce_first_add_kernel<<<blocks, kBlock>>>(src, dst, static_cast<int>(count));
+        if (blocks == 1) break;
+        src = dst;
+        count = blocks;
+    }
 }

@@ -27,40 +27,43 @@ constexpr unsigned kBlock = 256;             // threads per block
 constexpr unsigned kElemsPerBlock = kBlock;  // elements per block
 
 __global__ void __launch_bounds__(kBlock)
-reduce_bank_conflicts_kernel(const double* __restrict__ in, double* __restrict__ partial, int n) {
-  __shared__ double sdata[kBlock];
-  const unsigned tid = threadIdx.x;
-  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + tid;
-  sdata[tid] = (i < static_cast<size_t>(n)) ? in[i] : 0.0;
-  __syncthreads();
-
-  for (unsigned s = 1; s < blockDim.x; s *= 2) {
-    const unsigned index = 2 * s * tid;  // <= 2 * 128 * 255: no overflow
-    if (index < blockDim.x) {            // contiguous threads work; strided (conflicting) addresses
-      sdata[index] += sdata[index + s];
-    }
+    reduce_bank_conflicts_kernel(const double* __restrict__ in, double* __restrict__ partial, int n)
+{
+    __shared__ double sdata[kBlock];
+    const unsigned tid = threadIdx.x;
+    const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + tid;
+    sdata[tid] = (i < static_cast<size_t>(n)) ? in[i] : 0.0;
     __syncthreads();
-  }
-  if (tid == 0) partial[blockIdx.x] = sdata[0];
+
+    for (unsigned s = 1; s < blockDim.x; s *= 2) {
+        const unsigned index = 2 * s * tid;  // <= 2 * 128 * 255: no overflow
+        if (index < blockDim.x) {            // contiguous threads work; strided (conflicting) addresses
+            sdata[index] += sdata[index + s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) partial[blockIdx.x] = sdata[0];
 }
 
-unsigned blocks_for(long long count) {
-  return static_cast<unsigned>((count + kElemsPerBlock - 1) / kElemsPerBlock);
+unsigned blocks_for(long long count)
+{
+    return static_cast<unsigned>((count + kElemsPerBlock - 1) / kElemsPerBlock);
 }
 
 }  // namespace
 
-void reduce_interleaved_bank_conflicts(const double* in, double* out, int n, double* scratch) {
-  long long count = n > 0 ? n : 0;
-  double* const region[2] = {scratch, scratch + blocks_for(count)};
-  const double* src = in;
-  for (int pass = 0;; ++pass) {
-    unsigned blocks = blocks_for(count);
-    if (blocks == 0) blocks = 1;  // n == 0 (outside the contract): one block writes 0.0
-    double* dst = (blocks == 1) ? out : region[pass % 2];
-    reduce_bank_conflicts_kernel<<<blocks, kBlock>>>(src, dst, static_cast<int>(count));
-    if (blocks == 1) break;
-    src = dst;
-    count = blocks;
-  }
+void reduce_interleaved_bank_conflicts(const double* in, double* out, int n, double* scratch)
+{
+    long long count = n > 0 ? n : 0;
+    double* const region[2] = {scratch, scratch + blocks_for(count)};
+    const double* src = in;
+    for (int pass = 0;; ++pass) {
+        unsigned blocks = blocks_for(count);
+        if (blocks == 0) blocks = 1;  // n == 0 (outside the contract): one block writes 0.0
+        double* dst = (blocks == 1) ? out : region[pass % 2];
+        reduce_bank_conflicts_kernel<<<blocks, kBlock>>>(src, dst, static_cast<int>(count));
+        if (blocks == 1) break;
+        src = dst;
+        count = blocks;
+    }
 }

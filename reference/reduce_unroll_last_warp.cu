@@ -42,52 +42,55 @@ constexpr unsigned kElemsPerBlock = 2 * kBlock;  // elements per block
 static_assert(kBlock >= 64 && (kBlock & (kBlock - 1)) == 0, "power of two >= 64");
 
 __global__ void __launch_bounds__(kBlock)
-reduce_unroll_last_warp_kernel(const double* __restrict__ in, double* __restrict__ partial, int n) {
-  __shared__ double sdata[kBlock];
-  const unsigned tid = threadIdx.x;
-  const size_t un = static_cast<size_t>(n);
-  const size_t i = static_cast<size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
-  double v = (i < un) ? in[i] : 0.0;
-  if (i + blockDim.x < un) v += in[i + blockDim.x];  // both loads guarded: never read past n
-  sdata[tid] = v;
-  __syncthreads();
-
-  for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
-    if (tid < s) {  // contiguous threads, consecutive addresses
-      sdata[tid] += sdata[tid + s];
-    }
+    reduce_unroll_last_warp_kernel(const double* __restrict__ in, double* __restrict__ partial, int n)
+{
+    __shared__ double sdata[kBlock];
+    const unsigned tid = threadIdx.x;
+    const size_t un = static_cast<size_t>(n);
+    const size_t i = static_cast<size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
+    double v = (i < un) ? in[i] : 0.0;
+    if (i + blockDim.x < un) v += in[i + blockDim.x];  // both loads guarded: never read past n
+    sdata[tid] = v;
     __syncthreads();
-  }
 
-  if (tid < 32) {  // the whole of warp 0: the full mask below is exact
-    constexpr unsigned kFullMask = 0xffffffffu;
-    double sum = sdata[tid] + sdata[tid + 32];
-    sum += __shfl_down_sync(kFullMask, sum, 16);
-    sum += __shfl_down_sync(kFullMask, sum, 8);
-    sum += __shfl_down_sync(kFullMask, sum, 4);
-    sum += __shfl_down_sync(kFullMask, sum, 2);
-    sum += __shfl_down_sync(kFullMask, sum, 1);
-    if (tid == 0) partial[blockIdx.x] = sum;
-  }
+    for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (tid < s) {  // contiguous threads, consecutive addresses
+            sdata[tid] += sdata[tid + s];
+        }
+        __syncthreads();
+    }
+
+    if (tid < 32) {  // the whole of warp 0: the full mask below is exact
+        constexpr unsigned kFullMask = 0xffffffffu;
+        double sum = sdata[tid] + sdata[tid + 32];
+        sum += __shfl_down_sync(kFullMask, sum, 16);
+        sum += __shfl_down_sync(kFullMask, sum, 8);
+        sum += __shfl_down_sync(kFullMask, sum, 4);
+        sum += __shfl_down_sync(kFullMask, sum, 2);
+        sum += __shfl_down_sync(kFullMask, sum, 1);
+        if (tid == 0) partial[blockIdx.x] = sum;
+    }
 }
 
-unsigned blocks_for(long long count) {
-  return static_cast<unsigned>((count + kElemsPerBlock - 1) / kElemsPerBlock);
+unsigned blocks_for(long long count)
+{
+    return static_cast<unsigned>((count + kElemsPerBlock - 1) / kElemsPerBlock);
 }
 
 }  // namespace
 
-void reduce_unroll_last_warp(const double* in, double* out, int n, double* scratch) {
-  long long count = n > 0 ? n : 0;
-  double* const region[2] = {scratch, scratch + blocks_for(count)};
-  const double* src = in;
-  for (int pass = 0;; ++pass) {
-    unsigned blocks = blocks_for(count);
-    if (blocks == 0) blocks = 1;  // n == 0 (outside the contract): one block writes 0.0
-    double* dst = (blocks == 1) ? out : region[pass % 2];
-    reduce_unroll_last_warp_kernel<<<blocks, kBlock>>>(src, dst, static_cast<int>(count));
-    if (blocks == 1) break;
-    src = dst;
-    count = blocks;
-  }
+void reduce_unroll_last_warp(const double* in, double* out, int n, double* scratch)
+{
+    long long count = n > 0 ? n : 0;
+    double* const region[2] = {scratch, scratch + blocks_for(count)};
+    const double* src = in;
+    for (int pass = 0;; ++pass) {
+        unsigned blocks = blocks_for(count);
+        if (blocks == 0) blocks = 1;  // n == 0 (outside the contract): one block writes 0.0
+        double* dst = (blocks == 1) ? out : region[pass % 2];
+        reduce_unroll_last_warp_kernel<<<blocks, kBlock>>>(src, dst, static_cast<int>(count));
+        if (blocks == 1) break;
+        src = dst;
+        count = blocks;
+    }
 }

@@ -16,11 +16,11 @@
 
 namespace {
 
-constexpr unsigned int BLOCK_SIZE = 1024;                // threads per block
-constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;    // elements per section
+constexpr unsigned int BLOCK_SIZE = 1024;              // threads per block
+constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;  // elements per section
 
-__global__ void brent_kung_scan_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                       size_t n) {
+__global__ void brent_kung_scan_kernel(const float* __restrict__ in, float* __restrict__ out, size_t n)
+{
     __shared__ float xy[SECTION_SIZE];
     const unsigned int t = threadIdx.x;
     // First element of this block's section; size_t so that the product cannot overflow.
@@ -53,9 +53,9 @@ __global__ void brent_kung_scan_kernel(const float* __restrict__ in, float* __re
 
 }  // namespace
 
-void scan_brent_kung(const float* in, float* out, int n) {
+void scan_brent_kung(const float* in, float* out, int n)
+{
     if (n <= 0) return;
-    const unsigned int blocks =
-        static_cast<unsigned int>((static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE);
+    const unsigned int blocks = static_cast<unsigned int>((static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE);
     brent_kung_scan_kernel<<<blocks, BLOCK_SIZE>>>(in, out, static_cast<size_t>(n));
 }

@@ -16,20 +16,21 @@
 
 namespace {
 
-constexpr unsigned int BLOCK_SIZE = 1024;               // threads per block
-constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;   // elements per section
+constexpr unsigned int BLOCK_SIZE = 1024;              // threads per block
+constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;  // elements per section
 
 // Brent-Kung scan of one 2048-element section per block. `in` and `out` may be the same array
 // (each block reads its whole section before writing it). If `sums` is not null, the section's
 // total goes to sums[blockIdx.x].
-__global__ void scan_sections_kernel(const float* in, float* out, size_t n, float* sums) {
+__global__ void scan_sections_kernel(const float* in, float* out, size_t n, float* sums)
+{
     __shared__ float xy[SECTION_SIZE];
     const unsigned int t = threadIdx.x;
     const size_t start = static_cast<size_t>(blockIdx.x) * SECTION_SIZE;  // section's first element
-    const size_t i0 = start + t;                // first half of the section
-    const size_t i1 = start + t + BLOCK_SIZE;   // second half
+    const size_t i0 = start + t;                                          // first half of the section
+    const size_t i1 = start + t + BLOCK_SIZE;                             // second half
 
-    xy[t] = (i0 < n) ? in[i0] : 0.0f;                     // coalesced; 0 past the end
+    xy[t] = (i0 < n) ? in[i0] : 0.0f;  // coalesced; 0 past the end
     xy[t + BLOCK_SIZE] = (i1 < n) ? in[i1] : 0.0f;
 
     // Up-sweep (reduction tree): position (t + 1) * 2 * stride - 1 adds the one `stride` before.
@@ -54,9 +55,10 @@ __global__ void scan_sections_kernel(const float* in, float* out, size_t n, floa
 
 // One block per section k = blockIdx.x + 1 (section 0 needs nothing): add the scanned total of
 // sections 0..k-1, which is sums[k - 1], to the section's 2048 elements (two per thread).
-__global__ void add_offsets_kernel(float* out, size_t n, const float* sums) {
+__global__ void add_offsets_kernel(float* out, size_t n, const float* sums)
+{
     const size_t section = static_cast<size_t>(blockIdx.x) + 1;
-    const float offset = sums[section - 1];               // the same for the whole block
+    const float offset = sums[section - 1];  // the same for the whole block
     const size_t i0 = section * SECTION_SIZE + threadIdx.x;
     const size_t i1 = i0 + BLOCK_SIZE;
     if (i0 < n) out[i0] += offset;
@@ -65,21 +67,23 @@ __global__ void add_offsets_kernel(float* out, size_t n, const float* sums) {
 
 // Scans in[0..n) into out[0..n) (possibly in place); scratch holds the block sums of this level
 // and, after them, those of the deeper levels.
-void scan_recursive(const float* in, float* out, size_t n, float* scratch) {
+void scan_recursive(const float* in, float* out, size_t n, float* scratch)
+{
     const size_t sections = (n + SECTION_SIZE - 1) / SECTION_SIZE;
-    if (sections == 1) {   // a single section: its local scan is the whole answer
+    if (sections == 1) {  // a single section: its local scan is the whole answer
         scan_sections_kernel<<<1, BLOCK_SIZE>>>(in, out, n, nullptr);
         return;
     }
-    float* sums = scratch;   // sections floats; the next level's sums start right after
+    float* sums = scratch;  // sections floats; the next level's sums start right after
     scan_sections_kernel<<<static_cast<unsigned int>(sections), BLOCK_SIZE>>>(in, out, n, sums);
-    scan_recursive(sums, sums, sections, sums + sections);   // inclusive scan of the totals
+    scan_recursive(sums, sums, sections, sums + sections);  // inclusive scan of the totals
     add_offsets_kernel<<<static_cast<unsigned int>(sections - 1), BLOCK_SIZE>>>(out, n, sums);
 }
 
 }  // namespace
 
-void scan_hierarchical(const float* in, float* out, int n, float* scratch) {
+void scan_hierarchical(const float* in, float* out, int n, float* scratch)
+{
     if (n <= 0) return;
     scan_recursive(in, out, static_cast<size_t>(n), scratch);
 }

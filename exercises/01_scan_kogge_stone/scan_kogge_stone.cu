@@ -15,9 +15,10 @@
 
 namespace {
 
-constexpr unsigned int SECTION_SIZE = 1024;   // elements per section = threads per block
+constexpr unsigned int SECTION_SIZE = 1024;  // elements per section = threads per block
 
-__global__ void kogge_stone_scan_kernel(const float* in, float* out, int n) {
+__global__ void kogge_stone_scan_kernel(const float* in, float* out, int n)
+{
     // TODO 1: compute the index of this thread's element as size_t (32-bit products overflow):
     //           i = blockIdx.x * SECTION_SIZE + threadIdx.x   // block b scans [b*1024, (b+1)*1024)
     //
@@ -36,10 +37,10 @@ __global__ void kogge_stone_scan_kernel(const float* in, float* out, int n) {
 
 }  // namespace
 
-void scan_kogge_stone(const float* in, float* out, int n) {
+void scan_kogge_stone(const float* in, float* out, int n)
+{
     if (n <= 0) return;
     // One block of SECTION_SIZE threads per section: ceil(n / SECTION_SIZE) blocks.
-    const unsigned int blocks =
-        static_cast<unsigned int>((static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE);
+    const unsigned int blocks = static_cast<unsigned int>((static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE);
     kogge_stone_scan_kernel<<<blocks, SECTION_SIZE>>>(in, out, n);
 }

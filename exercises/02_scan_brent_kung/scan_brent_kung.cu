@@ -15,10 +15,11 @@
 
 namespace {
 
-constexpr unsigned int BLOCK_SIZE = 1024;               // threads per block
-constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;   // elements per section
+constexpr unsigned int BLOCK_SIZE = 1024;              // threads per block
+constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;  // elements per section
 
-__global__ void brent_kung_scan_kernel(const float* in, float* out, int n) {
+__global__ void brent_kung_scan_kernel(const float* in, float* out, int n)
+{
     // TODO 1: compute the first element of this block's section as size_t (32-bit products
     //         overflow); thread t owns two elements of it, BLOCK_SIZE apart:
     //           start = blockIdx.x * SECTION_SIZE
@@ -42,10 +43,10 @@ __global__ void brent_kung_scan_kernel(const float* in, float* out, int n) {
 
 }  // namespace
 
-void scan_brent_kung(const float* in, float* out, int n) {
+void scan_brent_kung(const float* in, float* out, int n)
+{
     if (n <= 0) return;
     // One block of BLOCK_SIZE threads per section: ceil(n / SECTION_SIZE) blocks.
-    const unsigned int blocks =
-        static_cast<unsigned int>((static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE);
+    const unsigned int blocks = static_cast<unsigned int>((static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE);
     brent_kung_scan_kernel<<<blocks, BLOCK_SIZE>>>(in, out, n);
 }

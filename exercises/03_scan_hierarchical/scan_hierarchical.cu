@@ -16,11 +16,12 @@
 
 namespace {
 
-constexpr unsigned int BLOCK_SIZE = 1024;               // threads per block
-constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;   // elements per section
+constexpr unsigned int BLOCK_SIZE = 1024;              // threads per block
+constexpr unsigned int SECTION_SIZE = 2 * BLOCK_SIZE;  // elements per section
 
 // Step 1: scan every 2048-element section on its own and record its total.
-__global__ void scan_sections_kernel(const float* in, float* out, size_t n, float* sums) {
+__global__ void scan_sections_kernel(const float* in, float* out, size_t n, float* sums)
+{
     // TODO 1: the Brent-Kung section scan (as in scan_brent_kung): block b scans elements
     //         [b * SECTION_SIZE, (b + 1) * SECTION_SIZE) of in, as size_t (elements >= n count
     //         as 0) and writes the results < n to out.
@@ -32,7 +33,8 @@ __global__ void scan_sections_kernel(const float* in, float* out, size_t n, floa
 }
 
 // Step 3: add to every element of section k > 0 the scanned total of sections 0..k-1.
-__global__ void add_offsets_kernel(float* out, size_t n, const float* sums) {
+__global__ void add_offsets_kernel(float* out, size_t n, const float* sums)
+{
     // TODO 3: one block per section k = blockIdx.x + 1 (section 0 gets nothing); its elements
     //         are [k * SECTION_SIZE, (k + 1) * SECTION_SIZE), only those < n. After step 2,
     //         sums[k - 1] is the total of sections 0..k-1: add it to each of them.
@@ -40,14 +42,14 @@ __global__ void add_offsets_kernel(float* out, size_t n, const float* sums) {
 
 }  // namespace
 
-void scan_hierarchical(const float* in, float* out, int n, float* scratch) {
+void scan_hierarchical(const float* in, float* out, int n, float* scratch)
+{
     if (n <= 0) return;
     // One block per section: ceil(n / SECTION_SIZE) sections.
     const size_t sections = (static_cast<size_t>(n) + SECTION_SIZE - 1) / SECTION_SIZE;
 
     // Step 1: section scans; the section totals go to scratch[0 .. sections).
-    scan_sections_kernel<<<static_cast<unsigned int>(sections), BLOCK_SIZE>>>(
-        in, out, static_cast<size_t>(n), scratch);
+    scan_sections_kernel<<<static_cast<unsigned int>(sections), BLOCK_SIZE>>>(in, out, static_cast<size_t>(n), scratch);
 
     // TODO 4: step 2, scan scratch[0 .. sections) itself. It can be longer than one section
     //         (n = 2^30 gives 2^19 totals), so scan it the same way: write a host function
@@ -58,7 +60,7 @@ void scan_hierarchical(const float* in, float* out, int n, float* scratch) {
 
     // Step 3: one block per section k >= 1.
     if (sections > 1) {
-        add_offsets_kernel<<<static_cast<unsigned int>(sections - 1), BLOCK_SIZE>>>(
-            out, static_cast<size_t>(n), scratch);
+        add_offsets_kernel<<<static_cast<unsigned int>(sections - 1), BLOCK_SIZE>>>(out, static_cast<size_t>(n),
+                                                                                    scratch);
     }
 }

@@ -17,10 +17,11 @@
 
 namespace {
 
-constexpr unsigned int BLOCK = 256;   // threads per block = elements per block; a power of two
+constexpr unsigned int BLOCK = 256;  // threads per block = elements per block; a power of two
 
 // One block reduces BLOCK consecutive elements of in (past the end: 0.0) into partial[blockIdx.x].
-__global__ void reduce_interleaved_bank_conflicts_kernel(const double* in, double* partial, int n) {
+__global__ void reduce_interleaved_bank_conflicts_kernel(const double* in, double* partial, int n)
+{
     // TODO 1: declare __shared__ double sdata[BLOCK]; let tid = threadIdx.x.
     //
     // TODO 2: load this thread's element, 0.0 when i >= n, into sdata[tid]; then __syncthreads():
@@ -36,11 +37,11 @@ __global__ void reduce_interleaved_bank_conflicts_kernel(const double* in, doubl
 
 }  // namespace
 
-void reduce_interleaved_bank_conflicts(const double* in, double* out, int n, double* scratch) {
+void reduce_interleaved_bank_conflicts(const double* in, double* out, int n, double* scratch)
+{
     if (n <= 0) return;
     // Pass 1: one partial sum per block, ceil(n / BLOCK) blocks, into scratch[0, blocks).
-    const unsigned int blocks =
-        static_cast<unsigned int>((static_cast<size_t>(n) + BLOCK - 1) / BLOCK);
+    const unsigned int blocks = static_cast<unsigned int>((static_cast<size_t>(n) + BLOCK - 1) / BLOCK);
     reduce_interleaved_bank_conflicts_kernel<<<blocks, BLOCK>>>(in, scratch, n);
 
     // TODO 5: reduce the partials until one value is left. Each pass reads the previous pass's
@@ -49,5 +50,5 @@ void reduce_interleaved_bank_conflicts(const double* in, double* out, int n, dou
     //         The pass that runs a single block writes into out instead (out[0] is its
     //         partial[0]); for n <= BLOCK, pass 1 is that pass. No cudaMalloc, no
     //         cudaDeviceSynchronize, no copies to the host.
-    (void)out;   // remove this line once a pass writes out[0]
+    (void)out;  // remove this line once a pass writes out[0]
 }

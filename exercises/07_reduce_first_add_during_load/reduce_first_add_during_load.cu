@@ -21,7 +21,8 @@ constexpr unsigned int ELEMS_PER_BLOCK = 2 * BLOCK;  // each thread loads and ad
 
 // One block reduces ELEMS_PER_BLOCK consecutive elements of in (past the end: 0.0) into
 // partial[blockIdx.x].
-__global__ void reduce_first_add_during_load_kernel(const double* in, double* partial, int n) {
+__global__ void reduce_first_add_during_load_kernel(const double* in, double* partial, int n)
+{
     // TODO 1: declare __shared__ double sdata[BLOCK]; let tid = threadIdx.x.
     //
     // TODO 2: add two elements while loading, then __syncthreads():
@@ -41,7 +42,8 @@ __global__ void reduce_first_add_during_load_kernel(const double* in, double* pa
 
 }  // namespace
 
-void reduce_first_add_during_load(const double* in, double* out, int n, double* scratch) {
+void reduce_first_add_during_load(const double* in, double* out, int n, double* scratch)
+{
     if (n <= 0) return;
     // Pass 1: one partial sum per block, ceil(n / ELEMS_PER_BLOCK) blocks, into scratch[0, blocks).
     const unsigned int blocks =
@@ -54,5 +56,5 @@ void reduce_first_add_during_load(const double* in, double* out, int n, double* 
     //         scratch[blocks ..). The pass that runs a single block writes into out instead
     //         (out[0] is its partial[0]); for n <= ELEMS_PER_BLOCK, pass 1 is that pass.
     //         No cudaMalloc, no cudaDeviceSynchronize, no copies to the host.
-    (void)out;   // remove this line once a pass writes out[0]
+    (void)out;  // remove this line once a pass writes out[0]
 }

@@ -21,7 +21,8 @@ constexpr unsigned int ELEMS_PER_BLOCK = 2 * BLOCK;  // each thread loads and ad
 
 // One block reduces ELEMS_PER_BLOCK consecutive elements of in (past the end: 0.0) into
 // partial[blockIdx.x].
-__global__ void reduce_unroll_last_warp_kernel(const double* in, double* partial, int n) {
+__global__ void reduce_unroll_last_warp_kernel(const double* in, double* partial, int n)
+{
     // TODO 1: declare __shared__ double sdata[BLOCK]; let tid = threadIdx.x.
     //
     // TODO 2: as in reduction 4, add two elements while loading, then __syncthreads():
@@ -45,7 +46,8 @@ __global__ void reduce_unroll_last_warp_kernel(const double* in, double* partial
 
 }  // namespace
 
-void reduce_unroll_last_warp(const double* in, double* out, int n, double* scratch) {
+void reduce_unroll_last_warp(const double* in, double* out, int n, double* scratch)
+{
     if (n <= 0) return;
     // Pass 1: one partial sum per block, ceil(n / ELEMS_PER_BLOCK) blocks, into scratch[0, blocks).
     const unsigned int blocks =
@@ -58,5 +60,5 @@ void reduce_unroll_last_warp(const double* in, double* out, int n, double* scrat
     //         scratch[blocks ..). The pass that runs a single block writes into out instead
     //         (out[0] is its partial[0]); for n <= ELEMS_PER_BLOCK, pass 1 is that pass.
     //         No cudaMalloc, no cudaDeviceSynchronize, no copies to the host.
-    (void)out;   // remove this line once a pass writes out[0]
+    (void)out;  // remove this line once a pass writes out[0]
 }

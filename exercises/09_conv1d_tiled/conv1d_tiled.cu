@@ -13,8 +13,8 @@
 
 #include <cuda_runtime.h>
 
-constexpr int TILE = 1024;     // outputs per block = threads per block; your choice
-constexpr int MAX_MASK = 31;   // the largest mask_width
+constexpr int TILE = 1024;    // outputs per block = threads per block; your choice
+constexpr int MAX_MASK = 31;  // the largest mask_width
 
 // The mask in constant memory: all threads of a warp read the same c_mask[j] at the same time,
 // which the constant cache serves in one broadcast.
@@ -22,7 +22,8 @@ __constant__ float c_mask[MAX_MASK];
 
 namespace {
 
-__global__ void conv1d_tiled_kernel(const float* in, float* out, int n, int mask_width) {
+__global__ void conv1d_tiled_kernel(const float* in, float* out, int n, int mask_width)
+{
     // TODO 1: declare the shared tile, TILE elements plus r halo cells on each side:
     //           __shared__ float tile[TILE + MAX_MASK - 1];
     //
@@ -39,14 +40,14 @@ __global__ void conv1d_tiled_kernel(const float* in, float* out, int n, int mask
 
 }  // namespace
 
-void conv1d_tiled(const float* in, const float* mask, float* out, int n, int mask_width) {
+void conv1d_tiled(const float* in, const float* mask, float* out, int n, int mask_width)
+{
     if (n <= 0) return;
     // TODO 4: copy the mask (mask_width floats, host memory) into c_mask with
     //         cudaMemcpyToSymbol, on EVERY call: the mask changes between cases.
-    (void)mask;   // remove this line once you copy the mask
+    (void)mask;  // remove this line once you copy the mask
 
     // One block per tile of TILE outputs: ceil(n / TILE) blocks.
-    const unsigned int blocks =
-        static_cast<unsigned int>((static_cast<long long>(n) + TILE - 1) / TILE);
+    const unsigned int blocks = static_cast<unsigned int>((static_cast<long long>(n) + TILE - 1) / TILE);
     conv1d_tiled_kernel<<<blocks, TILE>>>(in, out, n, mask_width);
 }

@@ -19,8 +19,7 @@
 constexpr int TILE = 32;                          // output tile edge = block edge; your choice
 constexpr int MAX_MASK = 15;                      // the largest mask_width
 constexpr int MAX_IN_TILE = TILE + MAX_MASK - 1;  // the largest input tile edge, halo included
-static_assert(MAX_IN_TILE * MAX_IN_TILE * sizeof(float) <= 48 * 1024,
-              "a static __shared__ array is limited to 48 KiB");
+static_assert(MAX_IN_TILE * MAX_IN_TILE * sizeof(float) <= 48 * 1024, "a static __shared__ array is limited to 48 KiB");
 
 // The mask in constant memory: all threads of a warp read the same mask element at the same
 // time, which the constant cache serves in one broadcast.
@@ -28,8 +27,8 @@ __constant__ float c_mask[MAX_MASK * MAX_MASK];
 
 namespace {
 
-__global__ void conv2d_tiled_kernel(const float* in, float* out, int height, int width,
-                                    int mask_width, int tile_rows) {
+__global__ void conv2d_tiled_kernel(const float* in, float* out, int height, int width, int mask_width, int tile_rows)
+{
     // TODO 1: declare the shared input tile, halo included:
     //           __shared__ float tile[MAX_IN_TILE * MAX_IN_TILE];
 
@@ -57,12 +56,12 @@ __global__ void conv2d_tiled_kernel(const float* in, float* out, int height, int
 
 }  // namespace
 
-void conv2d_tiled(const float* in, const float* mask, float* out, int height, int width,
-                  int mask_width) {
+void conv2d_tiled(const float* in, const float* mask, float* out, int height, int width, int mask_width)
+{
     if (height <= 0 || width <= 0) return;
     // TODO 5: copy the mask (mask_width * mask_width floats, host memory) into c_mask with
     //         cudaMemcpyToSymbol, on EVERY call: the mask changes between cases.
-    (void)mask;   // remove this line once you copy the mask
+    (void)mask;  // remove this line once you copy the mask
 
     // One block per output tile: ceil(width / TILE) across (x: columns), ceil(height / TILE) down.
     const int tile_cols = static_cast<int>((static_cast<long long>(width) + TILE - 1) / TILE);

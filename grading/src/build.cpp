@@ -1,11 +1,11 @@
 #include "grading/build.hpp"
 
+#include <cxxabi.h>
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <cxxabi.h>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -157,11 +157,22 @@ enum class SymbolKind { strong, weak, undefined, ignored };
 SymbolKind kind_of(char type)
 {
     switch (type) {
-    case 'U': case 'w': case 'v': return SymbolKind::undefined;
-    case 'W': case 'V': case 'u': return SymbolKind::weak;
-    case 'N': case '-': return SymbolKind::ignored;
-    case 'i': case '?': return SymbolKind::strong;   // an indirect function; an unknown kind: count it
-    default: return std::isupper(static_cast<unsigned char>(type)) ? SymbolKind::strong : SymbolKind::ignored;
+        case 'U':
+        case 'w':
+        case 'v':
+            return SymbolKind::undefined;
+        case 'W':
+        case 'V':
+        case 'u':
+            return SymbolKind::weak;
+        case 'N':
+        case '-':
+            return SymbolKind::ignored;
+        case 'i':
+        case '?':
+            return SymbolKind::strong;  // an indirect function; an unknown kind: count it
+        default:
+            return std::isupper(static_cast<unsigned char>(type)) ? SymbolKind::strong : SymbolKind::ignored;
     }
 }
 
@@ -172,14 +183,18 @@ std::string unversioned(const std::string& name)
     return at == std::string::npos || at == 0 ? name : name.substr(0, at);
 }
 
-bool is_cpp_name(const std::string& name) { return name.rfind("_Z", 0) == 0; }
+bool is_cpp_name(const std::string& name)
+{
+    return name.rfind("_Z", 0) == 0;
+}
 
 // Only names that came from the grader's own files (or plain C names) reach the demangler.
 std::string demangle(const std::string& name)
 {
     if (!is_cpp_name(name)) return name;
     int status = 0;
-    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                std::free);
     return status == 0 && text ? std::string(text.get()) : name;
 }
 
@@ -194,7 +209,8 @@ std::vector<Symbol> nm_symbols(const std::vector<std::string>& argv, const std::
 {
     const StepResult r = run_trusted(argv);
     if (!r.status.ok() || !r.complete)
-        throw std::runtime_error("cannot read the symbols of " + what + " (" + r.status.describe() + "): " + tail(r.output, 2000));
+        throw std::runtime_error("cannot read the symbols of " + what + " (" + r.status.describe() +
+                                 "): " + tail(r.output, 2000));
     return parse_nm(r.output);
 }
 
@@ -225,9 +241,9 @@ std::string resolved(const std::string& path)
 
 struct Context {
     Toolchain toolchain;
-    std::string root;                  // the toolchain's root, real path
-    std::string sandbox_nvcc;          // nvcc under the real root (what the sandbox sees)
-    std::vector<std::string> roots;    // header roots
+    std::string root;                // the toolchain's root, real path
+    std::string sandbox_nvcc;        // nvcc under the real root (what the sandbox sees)
+    std::vector<std::string> roots;  // header roots
     ForbiddenSymbols forbidden;
     const harness::Sandbox* sandbox = nullptr;
 };
@@ -236,11 +252,11 @@ struct Context {
 harness::ProcessLimits build_limits(const Toolchain& toolchain, bool sandboxed)
 {
     harness::ProcessLimits limits;
-    limits.max_file_bytes = 256ul << 20;    // an object or a runner: a few MiB honestly
-    limits.max_processes = sandboxed ? 512 : 0;   // RLIMIT_NPROC counts the user's processes
+    limits.max_file_bytes = 256ul << 20;         // an object or a runner: a few MiB honestly
+    limits.max_processes = sandboxed ? 512 : 0;  // RLIMIT_NPROC counts the user's processes
     limits.max_open_files = 1024;
     limits.cpu_seconds = static_cast<unsigned long>(std::max<long long>(1, toolchain.compile_limit.count()));
-    limits.max_data_bytes = 16ull << 30;   // cicc on heavy templates takes a few GiB
+    limits.max_data_bytes = 16ull << 30;  // cicc on heavy templates takes a few GiB
     return limits;
 }
 
@@ -248,7 +264,7 @@ struct StepPlan {
     std::vector<std::string> argv;
     std::vector<harness::SandboxMount> mounts;
     std::string host_working_dir;
-    std::string log;                   // host path of the step's combined output
+    std::string log;  // host path of the step's combined output
     std::chrono::milliseconds limit;
     std::size_t max_output;
 };
@@ -269,7 +285,7 @@ StepResult run_step(const Context& ctx, const StepPlan& plan)
     policy.gpu = false;
     policy.working_dir = "/out";
     policy.env = {"PATH=" + ctx.root + "/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LC_ALL=C"};
-    policy.tmp_bytes = 2ull << 30;     // nvcc's intermediate files
+    policy.tmp_bytes = 2ull << 30;  // nvcc's intermediate files
     policy.limits = inner.limits;
     return run_process(ctx.sandbox->wrap(inner, policy), plan.limit, plan.max_output);
 }
@@ -278,10 +294,14 @@ std::string step_failure(const StepResult& r, const std::string& tool, const std
 {
     using Kind = harness::ExitStatus::Kind;
     switch (r.status.kind) {
-    case Kind::timed_out: return "the " + tool + " timed out";
-    case Kind::failed_to_start: return "the " + tool + " could not be started: " + r.status.error;
-    case Kind::signaled: return "the " + tool + " was stopped by " + r.status.describe();
-    case Kind::exited: break;
+        case Kind::timed_out:
+            return "the " + tool + " timed out";
+        case Kind::failed_to_start:
+            return "the " + tool + " could not be started: " + r.status.error;
+        case Kind::signaled:
+            return "the " + tool + " was stopped by " + r.status.describe();
+        case Kind::exited:
+            break;
     }
     return error;
 }
@@ -307,8 +327,8 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     const fs::path out = dir / "build";
     fs::remove_all(out);
     fs::create_directories(out);
-    if (ctx.sandbox != nullptr) ctx.sandbox->make_writable(out.string());   // /out, for the sandbox's uid
-    fs::remove(executable);            // an earlier grading's runner is never taken for this one's
+    if (ctx.sandbox != nullptr) ctx.sandbox->make_writable(out.string());  // /out, for the sandbox's uid
+    fs::remove(executable);  // an earlier grading's runner is never taken for this one's
 
     // Every path as the step sees it: in the sandbox the source is /submission/<name>, the step's
     // folder /out and the runner object /grader/grader_runner.o; without it, the grader's own paths.
@@ -324,7 +344,10 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     // 1. Compile, writing the list of every file the compile read (host and device passes).
     const StepResult compile = run_step(ctx, {compile_command(nvcc, ctx.toolchain.arch, src, object, deps),
                                               {{source, src, false}, {out.string(), "/out", true}},
-                                              out.string(), (dir / "compile.log").string(), limit, max_messages});
+                                              out.string(),
+                                              (dir / "compile.log").string(),
+                                              limit,
+                                              max_messages});
     b.output = compile.output;
     if (!compile.status.ok()) {
         b.failure = step_failure(compile, "compiler", "compile error");
@@ -340,19 +363,25 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     b.dependencies = parse_make_dependencies(deps_text);
     const DependencyCheck included = check_dependencies(b.dependencies, src, ctx.roots);
     if (!included.outside.empty()) {
-        b.invalid = name + " includes " + included.outside.front() +
-                    (included.outside.size() > 1 ? " (and " + std::to_string(included.outside.size() - 1) + " more)" : "") +
-                    ", a file outside the submission and outside the compiler's and the system's headers;"
-                    " a submission is one file";
+        b.invalid =
+            name + " includes " + included.outside.front() +
+            (included.outside.size() > 1 ? " (and " + std::to_string(included.outside.size() - 1) + " more)" : "") +
+            ", a file outside the submission and outside the compiler's and the system's headers;"
+            " a submission is one file";
         return finish();
     }
     b.library_use = included.library_use;
 
     // 3. What it defines: nothing of the runner's, of the CUDA runtime's or the C/C++ runtime's.
-    const StepResult symbols = run_step(ctx, {symbols_command(object), {{out.string(), "/out", false}}, out.string(),
-                                              (dir / "symbols.log").string(), std::chrono::seconds(60), 256u << 20});
+    const StepResult symbols = run_step(ctx, {symbols_command(object),
+                                              {{out.string(), "/out", false}},
+                                              out.string(),
+                                              (dir / "symbols.log").string(),
+                                              std::chrono::seconds(60),
+                                              256u << 20});
     if (!symbols.status.ok() || !symbols.complete) {
-        b.failure = step_failure(symbols, "symbol check (nm)", "the symbol check (nm) failed: " + tail(symbols.output, 2000));
+        b.failure =
+            step_failure(symbols, "symbol check (nm)", "the symbol check (nm) failed: " + tail(symbols.output, 2000));
         return finish();
     }
     b.invalid = forbidden_definition(parse_nm(symbols.output), ctx.forbidden);
@@ -366,8 +395,12 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     const StepResult link =
         run_step(ctx, {link_command(nvcc, ctx.toolchain.arch, runner_object, object, runner),
                        {{ctx.toolchain.runner_object, "/grader/grader_runner.o", false}, {out.string(), "/out", true}},
-                       out.string(), (dir / "link.log").string(), limit, max_messages});
-    if (!trim(link.output).empty()) b.output = tail(b.output + (b.output.empty() ? "" : "\n") + link.output, max_messages);
+                       out.string(),
+                       (dir / "link.log").string(),
+                       limit,
+                       max_messages});
+    if (!trim(link.output).empty())
+        b.output = tail(b.output + (b.output.empty() ? "" : "\n") + link.output, max_messages);
     struct stat st {};
     if (!link.status.ok() || ::lstat((out / "runner").c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
         b.failure = step_failure(link, "linker", "link error");
@@ -375,7 +408,8 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     }
     fs::rename(out / "runner", executable);
     // The link step's uid made it; from here on it is the grader's, and nobody's to rewrite.
-    if (::chown(executable.c_str(), ::geteuid(), ::getegid()) != 0) { /* not root: it is already ours */ }
+    if (::chown(executable.c_str(), ::geteuid(), ::getegid()) != 0) { /* not root: it is already ours */
+    }
     ::chmod(executable.c_str(), 0555);
     b.ok = true;
 
@@ -394,7 +428,7 @@ std::vector<SubmissionFile> find_submission(const std::string& directory, const 
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(directory, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (!it->is_regular_file()) continue;   // follows links: a linked file is found, then refused
+        if (!it->is_regular_file()) continue;  // follows links: a linked file is found, then refused
         const fs::path& p = it->path();
         if (p.extension() == ".cu") found[p.stem().string()].push_back(p.string());
     }
@@ -462,8 +496,8 @@ Toolchain default_toolchain(const std::string& grade_executable)
 std::vector<std::string> compile_command(const std::string& nvcc, const std::string& arch, const std::string& source,
                                          const std::string& object, const std::string& deps_file)
 {
-    return {nvcc, "-c", "-O3", "-std=c++17", "-lineinfo", "-arch=sm_" + arch,
-            "-MD", "-MF", deps_file, "-MT", "submission.o", "-o", object, source};
+    return {nvcc,  "-c",           "-O3", "-std=c++17", "-lineinfo", "-arch=sm_" + arch, "-MD", "-MF", deps_file,
+            "-MT", "submission.o", "-o",  object,       source};
 }
 
 std::vector<std::string> symbols_command(const std::string& object)
@@ -483,7 +517,7 @@ std::vector<std::string> parse_make_dependencies(const std::string& text)
     std::vector<std::string> result;
     std::set<std::string> seen;
     std::string word;
-    bool in_target = true;             // before the rule's ':'
+    bool in_target = true;  // before the rule's ':'
     auto flush = [&] {
         if (!word.empty() && !in_target && seen.insert(word).second) result.push_back(word);
         word.clear();
@@ -492,7 +526,7 @@ std::vector<std::string> parse_make_dependencies(const std::string& text)
         const char c = text[i];
         if (c == '\\' && i + 1 < text.size()) {
             const char next = text[i + 1];
-            if (next == '\n' || (next == '\r' && i + 2 < text.size() && text[i + 2] == '\n')) {   // continuation
+            if (next == '\n' || (next == '\r' && i + 2 < text.size() && text[i + 2] == '\n')) {  // continuation
                 flush();
                 i += next == '\r' ? 2 : 1;
                 continue;
@@ -503,7 +537,7 @@ std::vector<std::string> parse_make_dependencies(const std::string& text)
                 continue;
             }
             word += c;
-        } else if (c == '\n' || c == '\r') {   // the end of a rule
+        } else if (c == '\n' || c == '\r') {  // the end of a rule
             flush();
             in_target = true;
         } else if (c == ' ' || c == '\t') {
@@ -511,7 +545,7 @@ std::vector<std::string> parse_make_dependencies(const std::string& text)
         } else if (c == ':' && in_target &&
                    (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\t' || text[i + 1] == '\n' ||
                     text[i + 1] == '\r')) {
-            word.clear();              // the target (nvcc does not escape its spaces)
+            word.clear();  // the target (nvcc does not escape its spaces)
             in_target = false;
         } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
             word += '$';
@@ -581,7 +615,7 @@ std::string library_of_header(const std::string& path_below_root)
 {
     std::vector<std::string> parts;
     for (const auto& part : fs::path(path_below_root)) parts.push_back(part.string());
-    if (!parts.empty() && parts[0] == "cccl") parts.erase(parts.begin());   // CUDA 13: include/cccl/{cub,thrust,cuda}
+    if (!parts.empty() && parts[0] == "cccl") parts.erase(parts.begin());  // CUDA 13: include/cccl/{cub,thrust,cuda}
     if (parts.empty()) return {};
     std::string first = parts[0];
     std::transform(first.begin(), first.end(), first.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -594,9 +628,9 @@ std::string library_of_header(const std::string& path_below_root)
          parts[2] == "__pstl"))
         return "cuda::std algorithms";
     const std::pair<const char*, const char*> prefixes[] = {
-        {"cublas", "cuBLAS"}, {"nvblas", "cuBLAS"},  {"cudnn", "cuDNN"},    {"cufft", "cuFFT"},
+        {"cublas", "cuBLAS"}, {"nvblas", "cuBLAS"},     {"cudnn", "cuDNN"},       {"cufft", "cuFFT"},
         {"curand", "cuRAND"}, {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"}, {"cutensor", "cuTENSOR"},
-        {"nvrtc", "NVRTC"},   {"npp", "NPP"},        {"nccl", "NCCL"},
+        {"nvrtc", "NVRTC"},   {"npp", "NPP"},           {"nccl", "NCCL"},
     };
     for (const auto& [prefix, library] : prefixes)
         if (first.rfind(prefix, 0) == 0) return library;
@@ -611,13 +645,14 @@ DependencyCheck check_dependencies(const std::vector<std::string>& dependencies,
     for (const auto& dependency : dependencies) {
         if (dependency.empty()) continue;
         if (dependency == source) continue;
-        if (dependency.front() != '/') {   // every path the compile reads is absolute: the source is
+        if (dependency.front() != '/') {  // every path the compile reads is absolute: the source is
             add_unique(check.outside, dependency);
             continue;
         }
         const std::string real = resolved(dependency);
         if (real == real_source) continue;
-        const auto root = std::find_if(roots.begin(), roots.end(), [&](const std::string& r) { return under(real, r); });
+        const auto root =
+            std::find_if(roots.begin(), roots.end(), [&](const std::string& r) { return under(real, r); });
         if (root == roots.end()) {
             add_unique(check.outside, real);
             continue;
@@ -635,7 +670,7 @@ std::vector<Symbol> parse_nm(const std::string& text)
     std::string line;
     while (std::getline(lines, line)) {
         line = trim(line);
-        if (line.empty() || line.back() == ':') continue;   // "lib.a[member.o]:"
+        if (line.empty() || line.back() == ':') continue;  // "lib.a[member.o]:"
         std::vector<std::string> tokens;
         std::size_t start = 0;
         while (start <= line.size()) {
@@ -664,22 +699,24 @@ ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::
         for (const auto& s : symbols) {
             const std::string name = unversioned(s.name);
             switch (kind_of(s.type)) {
-            case SymbolKind::undefined:
-                if (references) f.referenced.emplace(name, owner);
-                break;
-            case SymbolKind::strong:
-            case SymbolKind::weak: {
-                auto [it, inserted] = f.defined.emplace(name, ForbiddenSymbols::Definition{true, owner});
-                it->second.weak_only = it->second.weak_only && kind_of(s.type) == SymbolKind::weak;
-                break;
-            }
-            case SymbolKind::ignored: break;
+                case SymbolKind::undefined:
+                    if (references) f.referenced.emplace(name, owner);
+                    break;
+                case SymbolKind::strong:
+                case SymbolKind::weak: {
+                    auto [it, inserted] = f.defined.emplace(name, ForbiddenSymbols::Definition{true, owner});
+                    it->second.weak_only = it->second.weak_only && kind_of(s.type) == SymbolKind::weak;
+                    break;
+                }
+                case SymbolKind::ignored:
+                    break;
             }
         }
     };
     std::error_code ec;
     if (!fs::is_regular_file(runner_object, ec))
-        throw std::runtime_error("the grader's runner object " + runner_object + " is missing (build the grader_runner_object target)");
+        throw std::runtime_error("the grader's runner object " + runner_object +
+                                 " is missing (build the grader_runner_object target)");
     add(nm_symbols({"nm", "-P", "-t", "d", runner_object}, runner_object), "the grader's runner", true);
 
     if (!root.empty()) {
@@ -696,8 +733,8 @@ ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::
     // libraries call among themselves (malloc, open, dlsym, ...) is interposed by a definition in
     // the executable. (Not libm: what the runner calls of it is in its references, and a global
     // variable named like a Bessel function, y1, should not cost a student the exercise.)
-    for (const char* library : {"libc.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0", "libdl.so.2",
-                                "librt.so.1"}) {
+    for (const char* library :
+         {"libc.so.6", "libstdc++.so.6", "libgcc_s.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1"}) {
         const StepResult where = run_trusted({"g++", std::string("-print-file-name=") + library}, 1u << 16);
         const std::string path = trim(where.output);
         if (!where.status.ok() || path.empty() || path.front() != '/' || !fs::is_regular_file(path, ec)) continue;
@@ -725,9 +762,9 @@ std::string forbidden_definition(const std::vector<Symbol>& submission, const Fo
         } else if (is_cuda_entry_point(name)) {
             why = "defines `" + name + "`, a CUDA runtime or driver entry point";
         } else {
-            const bool launcher = is_cpp_name(name) &&
-                                  std::any_of(f.launcher_prefixes.begin(), f.launcher_prefixes.end(),
-                                              [&](const std::string& p) { return name.rfind(p, 0) == 0; });
+            const bool launcher =
+                is_cpp_name(name) && std::any_of(f.launcher_prefixes.begin(), f.launcher_prefixes.end(),
+                                                 [&](const std::string& p) { return name.rfind(p, 0) == 0; });
             const auto reference = f.referenced.find(name);
             const auto definition = f.defined.find(name);
             if (reference != f.referenced.end() && !launcher) {
@@ -735,7 +772,8 @@ std::string forbidden_definition(const std::vector<Symbol>& submission, const Fo
             } else if (definition != f.defined.end()) {
                 const bool shared_inline = kind == SymbolKind::weak && definition->second.weak_only &&
                                            (is_cpp_name(name) || name.rfind("DW.ref.", 0) == 0);
-                if (!shared_inline) why = "defines `" + demangle(name) + "`, which " + definition->second.owner + " defines";
+                if (!shared_inline)
+                    why = "defines `" + demangle(name) + "`, which " + definition->second.owner + " defines";
             }
         }
         if (!why.empty()) reasons.push_back(why);
@@ -756,7 +794,7 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
     ctx.toolchain = toolchain;
     ctx.sandbox = sandbox;
     ctx.root = toolchain_root(toolchain.nvcc);
-    ctx.sandbox_nvcc = real_program_path(toolchain.nvcc);   // under the root, which the sandbox shows
+    ctx.sandbox_nvcc = real_program_path(toolchain.nvcc);  // under the root, which the sandbox shows
     if (ctx.sandbox_nvcc.empty()) ctx.sandbox_nvcc = toolchain.nvcc;
     ctx.roots = header_roots(ctx.root);
     ctx.forbidden = forbidden_symbols(toolchain.runner_object, ctx.root);
@@ -767,7 +805,7 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
             const auto& [source, executable] = work[k];
             try {
                 results[k] = build_one(ctx, source, executable);
-            } catch (const std::exception& e) {   // the grader's own trouble (disk full, ...): this file only
+            } catch (const std::exception& e) {  // the grader's own trouble (disk full, ...): this file only
                 results[k] = BuildResult{};
                 results[k].executable = executable;
                 results[k].failure = std::string("the grader could not build this file: ") + e.what();
@@ -775,7 +813,8 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
         }
     };
     std::vector<std::thread> threads;
-    for (int i = 0; i < std::max(1, std::min<int>(jobs, static_cast<int>(work.size()))); ++i) threads.emplace_back(worker);
+    for (int i = 0; i < std::max(1, std::min<int>(jobs, static_cast<int>(work.size()))); ++i)
+        threads.emplace_back(worker);
     for (auto& t : threads) t.join();
     return results;
 }

@@ -110,8 +110,7 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_option("--case", o.case_label, "run only this case (with one --exercise); labels from --list")
         ->type_name("LABEL");
     app.add_flag("--list", command.list, "list the exercises and their cases, then exit");
-    app.add_option("--output", command.output, "where to write the results (default: results.json)")
-        ->type_name("FILE");
+    app.add_option("--output", command.output, "where to write the results (default: results.json)")->type_name("FILE");
     app.add_option("--gradescope", command.gradescope, "also write Gradescope's results format (one test per exercise)")
         ->type_name("FILE");
     app.add_option("--work-dir", o.work_dir, "runners and logs go here (default: grader-work)")->type_name("DIR");
@@ -140,8 +139,9 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_option("--arch", o.toolchain.arch, "GPU architecture, e.g. 90 for sm_90 (default: the build's)")
         ->type_name("NN")
         ->check(gpu_architecture);
-    app.add_flag_callback("--no-reference-timing", [&o] { o.reference_runner.clear(); },
-                          "do not time the hidden reference (no speed points)");
+    app.add_flag_callback(
+        "--no-reference-timing", [&o] { o.reference_runner.clear(); },
+        "do not time the hidden reference (no speed points)");
     app.add_option("--reference-runner", o.reference_runner,
                    "the reference runner to time against (default: next to grade)")
         ->type_name("P");
@@ -163,7 +163,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
     // Help and version win over a mistake anywhere else on the line, as before CLI11: their flags act as soon as
     // they are read, where CLI11 would first check every other option's value.
     app.set_help_flag();
-    app.add_flag_callback("-h,--help", [] { throw CLI::CallForHelp(); }, "print this help, then exit")
+    app.add_flag_callback(
+           "-h,--help", [] { throw CLI::CallForHelp(); }, "print this help, then exit")
         ->trigger_on_parse();
     app.set_version_flag("--version", std::string("grade ") + GRADER_VERSION, "print the grader's version, then exit")
         ->trigger_on_parse();
@@ -181,7 +182,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
         return {grade, exit_graded, ""};
     } catch (const CLI::ParseError& e) {
         std::ostringstream out, err;
-        if (app.exit(e, out, err) == 0) return {std::nullopt, exit_graded, out.str()};   // --help, --version
+        if (app.exit(e, out, err) == 0) return {std::nullopt, exit_graded, out.str()};  // --help, --version
         return {std::nullopt, exit_usage_error,
                 "grade: " + std::string(e.what()) + "\n  (run grade --help for the options)\n"};
     }

@@ -69,7 +69,7 @@ int run_grade(grading::GradeCommand command)
         std::cout << "results written to " << command.output << "\n";
     } catch (const std::exception& e) {
         std::cerr << "grade: internal error: " << e.what() << "\n";
-        return 2;   // the code it has always had, although --help documents 2 as a usage error
+        return 2;  // the code it has always had, although --help documents 2 as a usage error
     }
     return grading::exit_graded;
 }

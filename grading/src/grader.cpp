@@ -19,20 +19,20 @@ namespace fs = std::filesystem;
 namespace grading {
 namespace {
 
-using harness::CaseRun;
-using detail::ReferenceReps;
 using detail::describe_case;
 using detail::judge;
+using detail::ReferenceReps;
+using harness::CaseRun;
 
 // Limits on a sandboxed runner: generous for any honest kernel of the course, small enough that a
 // fork bomb, a flood of output or a runaway allocation stays inside its own exercise.
 harness::ProcessLimits runner_limits()
 {
     harness::ProcessLimits limits;
-    limits.max_processes = 512;          // threads count too (the CUDA runtime starts a few)
+    limits.max_processes = 512;  // threads count too (the CUDA runtime starts a few)
     limits.max_open_files = 1024;
     limits.cpu_seconds = 900;
-    limits.max_data_bytes = 32ull << 30; // the largest case needs a few GiB on the host
+    limits.max_data_bytes = 32ull << 30;  // the largest case needs a few GiB on the host
     return limits;
 }
 
@@ -40,7 +40,8 @@ harness::ProcessLimits runner_limits()
 std::vector<std::string> sandbox_environment()
 {
     std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LC_ALL=C"};
-    if (const char* libraries = std::getenv("LD_LIBRARY_PATH")) env.push_back(std::string("LD_LIBRARY_PATH=") + libraries);
+    if (const char* libraries = std::getenv("LD_LIBRARY_PATH"))
+        env.push_back(std::string("LD_LIBRARY_PATH=") + libraries);
     return env;
 }
 
@@ -130,9 +131,8 @@ ReferenceReps time_reference(const GradeOptions& options, const harness::Exercis
 }
 
 ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exercise& exercise,
-                              const SubmissionFile& file, const BuildResult* build,
-                              const ReferenceReps& reference, GradeReport& report,
-                              std::ostream& progress)
+                              const SubmissionFile& file, const BuildResult* build, const ReferenceReps& reference,
+                              GradeReport& report, std::ostream& progress)
 {
     ExerciseResult result;
     result.name = exercise.name;
@@ -182,7 +182,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         const auto check_started = std::chrono::steady_clock::now();
         try {
             judge(exercise, c, case_run, reference, r);
-        } catch (const std::exception& e) {   // data the runner never sends: forged or corrupted
+        } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
             r.status = CaseStatus::protocol_error;
             r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
             r.findings = {"submitted code must not write to the grader's file descriptors"};
@@ -195,10 +195,12 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     detail::reject_impossible_timings(report.calibration.value("copy_gb_s", 0.0), result);
     const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
     for (int k = 1; k <= run.processes; ++k) {
-        const std::string tail = harness::read_file_tail((dir / ("runner-" + std::to_string(k) + ".log")).string(), 4096);
+        const std::string tail =
+            harness::read_file_tail((dir / ("runner-" + std::to_string(k) + ".log")).string(), 4096);
         if (!tail.empty()) result.runner_output += tail;
     }
-    if (result.runner_output.size() > 8192) result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
+    if (result.runner_output.size() > 8192)
+        result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
 
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
@@ -242,14 +244,17 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
                           (fs::absolute(options.work_dir) / files[k].exercise / "runner").string());
     }
     progress << "grade: " << options.submission << ": compiling " << work.size() << " file(s) with "
-             << options.toolchain.nvcc << " for sm_" << options.toolchain.arch << " ...\n" << std::flush;
+             << options.toolchain.nvcc << " for sm_" << options.toolchain.arch << " ...\n"
+             << std::flush;
     const auto builds = build_runners(options.toolchain, work, options.compile_jobs, options.sandbox);
     for (std::size_t k = 0; k < files.size(); ++k)
         if (build_of[k] >= 0) {
             const BuildResult& b = builds[static_cast<std::size_t>(build_of[k])];
             progress << "  " << std::left << std::setw(36) << files[k].exercise
-                     << (!b.invalid.empty() ? "INVALID" : b.ok ? "compiled" : "FAILED to compile") << " in "
-                     << std::fixed << std::setprecision(1) << b.seconds << " s\n";
+                     << (!b.invalid.empty() ? "INVALID"
+                         : b.ok             ? "compiled"
+                                            : "FAILED to compile")
+                     << " in " << std::fixed << std::setprecision(1) << b.seconds << " s\n";
         }
 
     // The GPU as the grader's own reference runner measures it: its identity, and the copy
@@ -271,10 +276,10 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
-            const auto reference = build != nullptr && build->ok ? time_reference(options, *exercise)
-                                                                 : ReferenceReps{};
-            report.exercises.push_back(grade_exercise(options, *exercise, files[k], build, reference, report, progress));
-        } catch (const std::exception& e) {   // a grader bug or an exhausted machine: report it, go on
+            const auto reference = build != nullptr && build->ok ? time_reference(options, *exercise) : ReferenceReps{};
+            report.exercises.push_back(
+                grade_exercise(options, *exercise, files[k], build, reference, report, progress));
+        } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
             failed.source = files[k].path;

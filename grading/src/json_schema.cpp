@@ -24,18 +24,23 @@ namespace {
 using json = nlohmann::json;
 
 // RFC 6901 escaping of one reference token: '~' -> "~0", '/' -> "~1".
-std::string escape_token(const std::string& token) {
+std::string escape_token(const std::string& token)
+{
     std::string out;
     for (char c : token) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
+        if (c == '~')
+            out += "~0";
+        else if (c == '/')
+            out += "~1";
+        else
+            out += c;
     }
     return out;
 }
 
 // valijson names the failing value by its context: "<root>", then one "[key]" or "[index]" per level.
-std::string json_pointer(const std::vector<std::string>& context) {
+std::string json_pointer(const std::vector<std::string>& context)
+{
     std::string pointer;
     for (std::size_t i = 1; i < context.size(); ++i) {
         const std::string& piece = context[i];
@@ -47,7 +52,8 @@ std::string json_pointer(const std::vector<std::string>& context) {
 
 // After the error that says what is wrong, valijson adds one at each enclosing property, item and allOf
 // branch ("Failed to validate item #0 in array."); they say nothing more, and would multiply every violation.
-bool is_enclosing_repeat(const std::string& description) {
+bool is_enclosing_repeat(const std::string& description)
+{
     static const char* const kRepeatPrefixes[] = {
         "Failed to validate item #",
         "Failed to validate against schema associated with property name ",
@@ -62,11 +68,13 @@ bool is_enclosing_repeat(const std::string& description) {
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
-bool beyond_int64(const json& value) {
+bool beyond_int64(const json& value)
+{
     return value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(kInt64Max);
 }
 
-bool contains_beyond_int64(const json& value) {
+bool contains_beyond_int64(const json& value)
+{
     if (beyond_int64(value)) return true;
     if (value.is_structured())
         for (const auto& item : value)
@@ -74,15 +82,18 @@ bool contains_beyond_int64(const json& value) {
     return false;
 }
 
-void clamp_to_int64(json& value) {
-    if (beyond_int64(value)) value = kInt64Max;
+void clamp_to_int64(json& value)
+{
+    if (beyond_int64(value))
+        value = kInt64Max;
     else if (value.is_structured())
         for (auto& item : value) clamp_to_int64(item);
 }
 
 }  // namespace
 
-std::vector<SchemaError> validate_json_schema(const nlohmann::json& schema, const nlohmann::json& document) {
+std::vector<SchemaError> validate_json_schema(const nlohmann::json& schema, const nlohmann::json& document)
+{
     using valijson::adapters::NlohmannJsonAdapter;
 
     // valijson's nlohmann adapter reads every integer as int64_t, so a 64-bit seed above INT64_MAX would wrap

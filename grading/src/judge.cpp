@@ -32,9 +32,11 @@ std::vector<int> repetitions_to_verify(const std::vector<harness::TimedRep>& rep
     std::vector<int> timed, rest;
     for (std::size_t k = 0; k < reps.size(); ++k) (reps[k].warmup ? rest : timed).push_back(static_cast<int>(k));
     std::sort(timed.begin(), timed.end(), [&](int a, int b) {
-        return accepted_ms(reps[static_cast<std::size_t>(a)], allowance) < accepted_ms(reps[static_cast<std::size_t>(b)], allowance);
+        return accepted_ms(reps[static_cast<std::size_t>(a)], allowance) <
+               accepted_ms(reps[static_cast<std::size_t>(b)], allowance);
     });
-    std::vector<int> picked(timed.begin(), timed.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(timed.size())));
+    std::vector<int> picked(timed.begin(),
+                            timed.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(timed.size())));
     rest.insert(rest.end(), timed.begin() + static_cast<std::ptrdiff_t>(picked.size()), timed.end());
     std::random_device random;
     std::shuffle(rest.begin(), rest.end(), std::mt19937_64((static_cast<std::uint64_t>(random()) << 32) ^ random()));
@@ -59,11 +61,13 @@ int first_wrong_repetition(const harness::Exercise& exercise, const harness::Cas
 std::string cuda_error_hint(const std::string& error)
 {
     static const std::map<std::string, std::string> hints = {
-        {"cudaErrorIllegalAddress", "a kernel read or wrote outside any allocation: check every index against its "
-                                    "bound (compute-sanitizer shows the line)"},
+        {"cudaErrorIllegalAddress",
+         "a kernel read or wrote outside any allocation: check every index against its "
+         "bound (compute-sanitizer shows the line)"},
         {"cudaErrorMisalignedAddress", "a misaligned load or store: check casts of pointers to wider types"},
-        {"cudaErrorInvalidConfiguration", "the launch configuration is invalid: more than 1024 threads per block, "
-                                          "0 blocks for a small n, or too much dynamic shared memory"},
+        {"cudaErrorInvalidConfiguration",
+         "the launch configuration is invalid: more than 1024 threads per block, "
+         "0 blocks for a small n, or too much dynamic shared memory"},
         {"cudaErrorLaunchOutOfResources", "the kernel needs more registers or shared memory than a block can have"},
         {"cudaErrorAssert", "a device-side assert() failed"},
         {"cudaErrorLaunchFailure", "the kernel crashed (an exception on the device)"},
@@ -107,7 +111,8 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     const bool have_reference = ref != reference_reps.end() && !ref->second.empty();
     t.launch_overhead_allowance_ms = allowance.launch_overhead_ms;
     if (run.reps.empty()) {
-        t.note = run.timing_incomplete ? "the timed repetitions did not finish within the case's time limit" : "no timing";
+        t.note =
+            run.timing_incomplete ? "the timed repetitions did not finish within the case's time limit" : "no timing";
     } else {
         // A batch the grader's clock disagreed with was timed again; the better batch counts (a
         // disturbance rarely strikes twice, and a forgery is charged in both).
@@ -128,8 +133,8 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
         t.student_round_trip_ms = harness::median(round_trips);
         if (clock_disagrees(reps, allowance))
             t.note = "the grader's clock saw more time than the CUDA events (events " +
-                     harness::format_value(t.student_event_ms) + " ms, accepted " + harness::format_value(t.student_ms) +
-                     " ms" + (retimed ? ", in both of two batches" : "") +
+                     harness::format_value(t.student_event_ms) + " ms, accepted " +
+                     harness::format_value(t.student_ms) + " ms" + (retimed ? ", in both of two batches" : "") +
                      "): work outside the legacy default stream, or a launcher that returns before its work is "
                      "done, is timed on the grader's clock";
         else if (retimed)
@@ -163,81 +168,90 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
 {
     r.seconds = run.seconds;
     switch (run.outcome) {
-    case CaseRun::Outcome::output: {
-        const harness::CaseInputs inputs = harness::make_inputs(exercise, c);
-        const harness::Expected expected = harness::golden(exercise, c, inputs);
-        const harness::RawOutput raw = harness::parse_raw_output(run.output->meta, std::move(run.output->blob));
-        harness::Diagnosis d = harness::check_case(exercise, c, inputs, expected, raw);
-        r.status = d.correct ? CaseStatus::pass : CaseStatus::wrong;
-        r.summary = d.summary;
-        r.findings = d.findings;
-        r.detail = d.detail;
-        if (!c.timed || !d.correct) return;
-        int verified = 0;
-        std::vector<harness::TimedRep> all_reps = run.reps;
-        all_reps.insert(all_reps.end(), run.retimed_reps.begin(), run.retimed_reps.end());
-        const Allowance allowance = allowance_for(reference, c.index);
-        const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);
-        if (wrong >= 0) {
-            const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
-            r.status = CaseStatus::wrong;
-            r.summary = "a timed repetition computed a wrong output";
-            r.findings = {"call " + std::to_string(wrong + 3) + " of the launcher on this case ran on the case's input "
-                          "with the signs of some elements flipped (key " + harness::hex64(rep.key) + ") and its output was "
-                          "wrong: every call must compute the whole output from the input it is given; results kept "
-                          "from an earlier call, or work done on some calls only, fail here (a race can too)"};
-            r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", harness::hex64(rep.key)}};
+        case CaseRun::Outcome::output: {
+            const harness::CaseInputs inputs = harness::make_inputs(exercise, c);
+            const harness::Expected expected = harness::golden(exercise, c, inputs);
+            const harness::RawOutput raw = harness::parse_raw_output(run.output->meta, std::move(run.output->blob));
+            harness::Diagnosis d = harness::check_case(exercise, c, inputs, expected, raw);
+            r.status = d.correct ? CaseStatus::pass : CaseStatus::wrong;
+            r.summary = d.summary;
+            r.findings = d.findings;
+            r.detail = d.detail;
+            if (!c.timed || !d.correct) return;
+            int verified = 0;
+            std::vector<harness::TimedRep> all_reps = run.reps;
+            all_reps.insert(all_reps.end(), run.retimed_reps.begin(), run.retimed_reps.end());
+            const Allowance allowance = allowance_for(reference, c.index);
+            const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);
+            if (wrong >= 0) {
+                const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
+                r.status = CaseStatus::wrong;
+                r.summary = "a timed repetition computed a wrong output";
+                r.findings = {
+                    "call " + std::to_string(wrong + 3) +
+                    " of the launcher on this case ran on the case's input "
+                    "with the signs of some elements flipped (key " +
+                    harness::hex64(rep.key) +
+                    ") and its output was "
+                    "wrong: every call must compute the whole output from the input it is given; results kept "
+                    "from an earlier call, or work done on some calls only, fail here (a race can too)"};
+                r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", harness::hex64(rep.key)}};
+                return;
+            }
+            r.timing = time_case(exercise, c, inputs, run, reference, allowance);
+            r.timing->verified_reps = verified;
+            if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
+                r.findings.push_back(
+                    "launch every kernel on the legacy default stream and return when the output is "
+                    "complete (docs/CONTRACT.md); " +
+                    r.timing->note);
             return;
         }
-        r.timing = time_case(exercise, c, inputs, run, reference, allowance);
-        r.timing->verified_reps = verified;
-        if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
-            r.findings.push_back("launch every kernel on the legacy default stream and return when the output is "
-                                 "complete (docs/CONTRACT.md); " + r.timing->note);
-        return;
-    }
-    case CaseRun::Outcome::cuda_error: {
-        const std::string error = run.error.value("error", std::string("?"));
-        r.status = CaseStatus::cuda_error;
-        r.summary = error + " during " + run.error.value("phase", std::string("the case"));
-        r.findings.push_back(run.error.value("message", std::string()));
-        if (auto hint = cuda_error_hint(error); !hint.empty()) r.findings.push_back(hint);
-        r.findings.push_back("the cases after this one ran in a fresh process");
-        r.detail = run.error;
-        return;
-    }
-    case CaseRun::Outcome::exception:
-        r.status = CaseStatus::exception;
-        r.summary = "a C++ exception (" + run.error.value("type", std::string("?")) + ") escaped during " +
-                    run.error.value("phase", std::string("the case"));
-        r.findings.push_back(run.error.value("message", std::string()));
-        r.findings.push_back("the launcher, or code it calls, threw an exception that nothing caught; "
-                             "the cases after this one ran in a fresh process");
-        r.detail = run.error;
-        return;
-    case CaseRun::Outcome::timeout:
-        r.status = CaseStatus::timeout;
-        r.summary = run.error.value("reason", std::string("stopped by the time limit"));
-        r.findings.push_back("the kernel did not finish: an infinite loop, a loop whose condition never changes, or "
-                             "a __syncthreads() that not every thread of the block reaches");
-        r.detail = run.error;
-        return;
-    case CaseRun::Outcome::crashed:
-        r.status = CaseStatus::crashed;
-        r.summary = run.error.value("reason", std::string("the runner crashed"));
-        r.findings.push_back("the host code crashed (for example a host pointer dereferenced as if it were device "
-                             "memory, or exit() called); what the program printed is in the exercise's output");
-        r.detail = run.error;
-        return;
-    case CaseRun::Outcome::protocol_error:
-        r.status = CaseStatus::protocol_error;
-        r.summary = run.error.value("reason", std::string("the runner broke the grader's protocol"));
-        r.detail = run.error;
-        return;
-    case CaseRun::Outcome::not_run:
-        r.status = CaseStatus::not_run;
-        r.summary = run.error.value("reason", std::string("not run"));
-        return;
+        case CaseRun::Outcome::cuda_error: {
+            const std::string error = run.error.value("error", std::string("?"));
+            r.status = CaseStatus::cuda_error;
+            r.summary = error + " during " + run.error.value("phase", std::string("the case"));
+            r.findings.push_back(run.error.value("message", std::string()));
+            if (auto hint = cuda_error_hint(error); !hint.empty()) r.findings.push_back(hint);
+            r.findings.push_back("the cases after this one ran in a fresh process");
+            r.detail = run.error;
+            return;
+        }
+        case CaseRun::Outcome::exception:
+            r.status = CaseStatus::exception;
+            r.summary = "a C++ exception (" + run.error.value("type", std::string("?")) + ") escaped during " +
+                        run.error.value("phase", std::string("the case"));
+            r.findings.push_back(run.error.value("message", std::string()));
+            r.findings.push_back(
+                "the launcher, or code it calls, threw an exception that nothing caught; "
+                "the cases after this one ran in a fresh process");
+            r.detail = run.error;
+            return;
+        case CaseRun::Outcome::timeout:
+            r.status = CaseStatus::timeout;
+            r.summary = run.error.value("reason", std::string("stopped by the time limit"));
+            r.findings.push_back(
+                "the kernel did not finish: an infinite loop, a loop whose condition never changes, or "
+                "a __syncthreads() that not every thread of the block reaches");
+            r.detail = run.error;
+            return;
+        case CaseRun::Outcome::crashed:
+            r.status = CaseStatus::crashed;
+            r.summary = run.error.value("reason", std::string("the runner crashed"));
+            r.findings.push_back(
+                "the host code crashed (for example a host pointer dereferenced as if it were device "
+                "memory, or exit() called); what the program printed is in the exercise's output");
+            r.detail = run.error;
+            return;
+        case CaseRun::Outcome::protocol_error:
+            r.status = CaseStatus::protocol_error;
+            r.summary = run.error.value("reason", std::string("the runner broke the grader's protocol"));
+            r.detail = run.error;
+            return;
+        case CaseRun::Outcome::not_run:
+            r.status = CaseStatus::not_run;
+            r.summary = run.error.value("reason", std::string("not run"));
+            return;
     }
 }
 
@@ -250,7 +264,8 @@ void reject_impossible_timings(double copy_gb_s, ExerciseResult& result)
         c.timing->fraction_of_copy = c.timing->bandwidth_gb_s / copy_gb_s;
         if (c.timing->bandwidth_gb_s <= 1.25 * copy_gb_s) continue;
         c.timing->note = "the measured time implies " + std::to_string(static_cast<long>(c.timing->bandwidth_gb_s)) +
-                         " GB/s, beyond the GPU's measured copy bandwidth of " + std::to_string(static_cast<long>(copy_gb_s)) +
+                         " GB/s, beyond the GPU's measured copy bandwidth of " +
+                         std::to_string(static_cast<long>(copy_gb_s)) +
                          " GB/s (the GPU's peak, in practice): the timing cannot be right and earns no speed points";
         c.findings.push_back(c.timing->note);
         c.timing->speedup_vs_reference = 0;

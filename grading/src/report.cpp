@@ -41,11 +41,19 @@ nlohmann::json timing_json(const TimingResult& t)
 
 nlohmann::json case_json(const CaseResult& c)
 {
-    nlohmann::json j = {{"index", c.index},       {"label", c.label},       {"n", c.n},
-                        {"data", c.data},         {"seed", harness::hex64(c.seed)},         {"timed", c.timed},
-                        {"status", c.status},     {"seconds", c.seconds},   {"check_seconds", c.check_seconds},
+    nlohmann::json j = {{"index", c.index},
+                        {"label", c.label},
+                        {"n", c.n},
+                        {"data", c.data},
+                        {"seed", harness::hex64(c.seed)},
+                        {"timed", c.timed},
+                        {"status", c.status},
+                        {"seconds", c.seconds},
+                        {"check_seconds", c.check_seconds},
                         {"summary", c.summary},
-                        {"findings", c.findings}, {"detail", c.detail},     {"reproduce", c.reproduce}};
+                        {"findings", c.findings},
+                        {"detail", c.detail},
+                        {"reproduce", c.reproduce}};
     if (c.height > 0) j["height"] = c.height, j["width"] = c.width;
     if (c.mask_width > 0) j["mask_width"] = c.mask_width;
     j["timing"] = c.timing ? timing_json(*c.timing) : nlohmann::json(nullptr);
@@ -98,8 +106,10 @@ nlohmann::json to_json(const GradeReport& report)
 
 void print_summary_table(const GradeReport& report, std::ostream& out)
 {
-    out << "\n" << std::left << std::setw(35) << "exercise" << std::setw(19) << "status" << std::right << std::setw(7)
-        << "cases" << std::setw(13) << "points" << std::setw(12) << "vs ref" << std::setw(10) << "GB/s" << "\n";
+    out << "\n"
+        << std::left << std::setw(35) << "exercise" << std::setw(19) << "status" << std::right << std::setw(7)
+        << "cases" << std::setw(13) << "points" << std::setw(12) << "vs ref" << std::setw(10) << "GB/s"
+        << "\n";
     out << std::string(96, '-') << "\n";
     for (const auto& e : report.exercises) {
         std::size_t passed = 0;
@@ -119,7 +129,9 @@ void print_summary_table(const GradeReport& report, std::ostream& out)
     out << std::string(96, '-') << "\n";
     out << std::left << std::setw(61) << "total" << std::right << std::setw(13)
         << (fixed(report.points, 2) + "/" + fixed(report.max_points, 0)) << "\n";
-    out << "device: " << (report.device.empty() ? "(none used)" : report.device + " (compute capability " + report.compute_capability + ")")
+    out << "device: "
+        << (report.device.empty() ? "(none used)"
+                                  : report.device + " (compute capability " + report.compute_capability + ")")
         << "; wall time " << fixed(report.seconds, 1) << " s\n";
 }
 
@@ -138,7 +150,8 @@ nlohmann::json to_gradescope(const GradeReport& report)
         for (const auto& c : e.cases)
             if (c.timing && c.timing->student_ms > 0)
                 output << "\nspeed (" << c.label << "): " << fixed(c.timing->student_ms, 4) << " ms, reference "
-                       << fixed(c.timing->reference_ms, 4) << " ms, " << fixed(c.timing->bandwidth_gb_s, 0) << " GB/s\n";
+                       << fixed(c.timing->reference_ms, 4) << " ms, " << fixed(c.timing->bandwidth_gb_s, 0)
+                       << " GB/s\n";
         if (!e.compile_output.empty() && e.status == ExerciseStatus::compile_error) output << "\n" << e.compile_output;
         tests.push_back({{"name", e.name},
                          {"score", e.points},
@@ -147,8 +160,8 @@ nlohmann::json to_gradescope(const GradeReport& report)
                          {"output", output.str()}});
     }
     return {{"score", report.points},
-            {"output", "graded on " + (report.device.empty() ? std::string("no GPU") : report.device) + " by pmpp-grader " +
-                           report.grader_version},
+            {"output", "graded on " + (report.device.empty() ? std::string("no GPU") : report.device) +
+                           " by pmpp-grader " + report.grader_version},
             {"tests", tests}};
 }
 

@@ -43,17 +43,19 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
         bool timed = false;
         for (const auto& c : result.cases) {
             if (!c.timed) continue;
-            timed = true;   // a timed case without a timing (it ran out of time) scores no speed
+            timed = true;  // a timed case without a timing (it ran out of time) scores no speed
             ratio = std::min(ratio, c.timing && c.timing->student_ms > 0 ? c.timing->speedup_vs_reference : 0.0);
         }
         if (timed) {
-            const double fraction = std::clamp((ratio - rubric.speed_floor) / (rubric.speed_full - rubric.speed_floor), 0.0, 1.0);
+            const double fraction =
+                std::clamp((ratio - rubric.speed_floor) / (rubric.speed_full - rubric.speed_floor), 0.0, 1.0);
             double points = scale * rubric.speed_points * fraction;
             if (rubric.speed_step > 0) points = std::round(points / rubric.speed_step) * rubric.speed_step;
             result.speed_points = points;
         }
     }
-    if (!result.library_use.empty() && rubric.library_use_costs_all) result.correctness_points = result.speed_points = 0;
+    if (!result.library_use.empty() && rubric.library_use_costs_all)
+        result.correctness_points = result.speed_points = 0;
     result.points = result.correctness_points + result.speed_points;
 }
 

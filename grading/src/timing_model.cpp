@@ -45,7 +45,8 @@ Allowance allowance_from(const std::vector<harness::TimedRep>& reference)
 double accepted_ms(const harness::TimedRep& rep, const Allowance& allowance)
 {
     return std::max(rep.event_ms, rep.launch_ms - allowance.launch_overhead_ms) +
-           std::max(0.0, rep.prepare_ms - allowance.prepare_ms) + std::max(0.0, rep.checksum_ms - allowance.checksum_ms);
+           std::max(0.0, rep.prepare_ms - allowance.prepare_ms) +
+           std::max(0.0, rep.checksum_ms - allowance.checksum_ms);
 }
 
 std::vector<double> accepted_times(const std::vector<harness::TimedRep>& reps, const Allowance& allowance)

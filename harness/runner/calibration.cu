@@ -51,7 +51,7 @@ double copy_bandwidth_gb_s()
         CUDA_CHECK(cudaEventSynchronize(stop));
         float t = 0;
         CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-        if (rep >= 3) ms.push_back(t);   // the first few warm the clocks up
+        if (rep >= 3) ms.push_back(t);  // the first few warm the clocks up
     }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
@@ -81,7 +81,7 @@ nlohmann::json calibrate_device()
         {"l2_bytes", props.l2CacheSize},
         {"sm_clock_khz", attribute(cudaDevAttrClockRate)},
         {"memory_clock_khz", memory_khz},
-        {"dram_peak_gb_s", 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9},   // two transfers per clock
+        {"dram_peak_gb_s", 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9},  // two transfers per clock
         {"driver_version", driver},
         {"runtime_version", runtime},
         {"copy_gb_s", copy_bandwidth_gb_s()},

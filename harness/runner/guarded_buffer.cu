@@ -35,9 +35,15 @@ GuardedBuffer::GuardedBuffer(std::size_t elements, std::size_t element_bytes)
     CUDA_CHECK(cudaMalloc(&base_, total_bytes()));
 }
 
-GuardedBuffer::~GuardedBuffer() { cudaFree(base_); }
+GuardedBuffer::~GuardedBuffer()
+{
+    cudaFree(base_);
+}
 
-std::size_t GuardedBuffer::guard_bytes() const { return static_cast<std::size_t>(guard_elements) * element_bytes_; }
+std::size_t GuardedBuffer::guard_bytes() const
+{
+    return static_cast<std::size_t>(guard_elements) * element_bytes_;
+}
 
 void GuardedBuffer::fill(std::uint64_t pattern)
 {
@@ -53,7 +59,10 @@ void GuardedBuffer::upload(const void* host, std::uint64_t guard_pattern)
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void GuardedBuffer::download_all(void* host) const { download_range(0, total_bytes(), host); }
+void GuardedBuffer::download_all(void* host) const
+{
+    download_range(0, total_bytes(), host);
+}
 
 void GuardedBuffer::download_range(std::size_t byte_offset, std::size_t bytes, void* host) const
 {

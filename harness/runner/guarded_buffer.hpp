@@ -24,7 +24,7 @@ public:
     void fill(std::uint64_t pattern);
     // Guards set to `guard_pattern`, data copied from the host.
     void upload(const void* host, std::uint64_t guard_pattern);
-    void download_all(void* host) const;                                   // total_bytes()
+    void download_all(void* host) const;  // total_bytes()
     void download_range(std::size_t byte_offset, std::size_t bytes, void* host) const;
 
 private:

@@ -7,10 +7,10 @@ namespace harness::runner {
 
 // Everything any launcher can take; each exercise's adapter passes on what its signature needs.
 struct LauncherArgs {
-    const void* in = nullptr;          // device
-    void* out = nullptr;               // device
-    const float* mask = nullptr;       // host (convolutions)
-    void* scratch = nullptr;           // device
+    const void* in = nullptr;     // device
+    void* out = nullptr;          // device
+    const float* mask = nullptr;  // host (convolutions)
+    void* scratch = nullptr;      // device
     int n = 0, height = 0, width = 0, mask_width = 0;
 };
 

@@ -15,8 +15,8 @@
 #include <cxxabi.h>
 #include <typeinfo>
 
-#include <cstdio>
 #include <fcntl.h>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -111,9 +111,10 @@ Capture capture_output(const Case& c, const CaseInputs& inputs, const CaseBuffer
     }
     nlohmann::json meta = {
         {"case", c.index},
-        {"segments", {{{"name", "out"}, {"bytes", out_bytes}},
-                      {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
-                      {{"name", "scratch_guards"}, {"bytes", scratch_guard_bytes}}}},
+        {"segments",
+         {{{"name", "out"}, {"bytes", out_bytes}},
+          {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
+          {{"name", "scratch_guards"}, {"bytes", scratch_guard_bytes}}}},
         {"input_checksum", checksum64(input_after.data(), input_after.size())},
         {"input_first_changed", first_changed},
         {"input_changed_elements", changed},
@@ -137,9 +138,9 @@ std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffe
 // What the runner keeps between the commands of one case.
 struct CurrentCase {
     const Case* c = nullptr;
-    CaseInputs inputs;                  // kept: the launcher's mask pointer is into it
+    CaseInputs inputs;  // kept: the launcher's mask pointer is into it
     CaseBuffers buffers;
-    std::unique_ptr<TimedRuns> timed;   // made at the first prepare
+    std::unique_ptr<TimedRuns> timed;  // made at the first prepare
 };
 
 // Answers one command; returns false after quit.
@@ -148,58 +149,59 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
 {
     const bool f64 = element_type(exercise) == ElementType::f64;
     switch (command.type) {
-    case MessageType::run_case: {
-        const int index = command.meta.at("case").get<int>();
-        if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
-        current = CurrentCase{};   // frees the previous case's buffers first
-        case_index = index;
-        current.c = &cases[static_cast<std::size_t>(index)];
-        phase = "setup";
-        current.inputs = make_inputs(exercise, *current.c);
-        const CaseInputs& inputs = current.inputs;
-        current.buffers = prepare(exercise, *current.c, inputs);
-        phase = "launch";
-        call_launcher(exercise.name, current.buffers.args);
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        phase = "readback";
-        Capture capture = capture_output(*current.c, inputs, current.buffers);
-        phase = "repeat";
-        capture.meta["repeat_checksum"] = repeat_checksum(exercise, current.buffers);
-        channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
-        return true;
-    }
-    case MessageType::prepare: {
-        if (current.c == nullptr) throw std::logic_error("prepare before run_case");
-        phase = "timing";
-        if (!current.timed) {
-            cudaDeviceProp props{};
-            CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
-            current.timed = std::make_unique<TimedRuns>(*current.buffers.in, *current.buffers.out, f64,
-                                                        static_cast<std::size_t>(props.l2CacheSize));
+        case MessageType::run_case: {
+            const int index = command.meta.at("case").get<int>();
+            if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
+            current = CurrentCase{};  // frees the previous case's buffers first
+            case_index = index;
+            current.c = &cases[static_cast<std::size_t>(index)];
+            phase = "setup";
+            current.inputs = make_inputs(exercise, *current.c);
+            const CaseInputs& inputs = current.inputs;
+            current.buffers = prepare(exercise, *current.c, inputs);
+            phase = "launch";
+            call_launcher(exercise.name, current.buffers.args);
+            CUDA_CHECK(cudaGetLastError());
+            CUDA_CHECK(cudaDeviceSynchronize());
+            phase = "readback";
+            Capture capture = capture_output(*current.c, inputs, current.buffers);
+            phase = "repeat";
+            capture.meta["repeat_checksum"] = repeat_checksum(exercise, current.buffers);
+            channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
+            return true;
         }
-        current.timed->prepare(command.meta.at("key").get<std::uint64_t>());
-        channel.send(MessageType::prepared, nlohmann::json::object());
-        return true;
-    }
-    case MessageType::launch:
-        if (!current.timed) throw std::logic_error("launch before prepare");
-        channel.send(MessageType::launched, {{"event_ms", current.timed->launch(exercise.name, current.buffers.args)}});
-        return true;
-    case MessageType::checksum:
-        if (!current.timed) throw std::logic_error("checksum before prepare");
-        channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});
-        return true;
-    case MessageType::calibrate:
-        phase = "calibration";
-        channel.send(MessageType::calibration, calibrate_device());
-        return true;
-    case MessageType::quit:
-        current = CurrentCase{};
-        channel.send(MessageType::done, nlohmann::json::object());
-        return false;
-    default:
-        throw std::logic_error("not a command");
+        case MessageType::prepare: {
+            if (current.c == nullptr) throw std::logic_error("prepare before run_case");
+            phase = "timing";
+            if (!current.timed) {
+                cudaDeviceProp props{};
+                CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
+                current.timed = std::make_unique<TimedRuns>(*current.buffers.in, *current.buffers.out, f64,
+                                                            static_cast<std::size_t>(props.l2CacheSize));
+            }
+            current.timed->prepare(command.meta.at("key").get<std::uint64_t>());
+            channel.send(MessageType::prepared, nlohmann::json::object());
+            return true;
+        }
+        case MessageType::launch:
+            if (!current.timed) throw std::logic_error("launch before prepare");
+            channel.send(MessageType::launched,
+                         {{"event_ms", current.timed->launch(exercise.name, current.buffers.args)}});
+            return true;
+        case MessageType::checksum:
+            if (!current.timed) throw std::logic_error("checksum before prepare");
+            channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});
+            return true;
+        case MessageType::calibrate:
+            phase = "calibration";
+            channel.send(MessageType::calibration, calibrate_device());
+            return true;
+        case MessageType::quit:
+            current = CurrentCase{};
+            channel.send(MessageType::done, nlohmann::json::object());
+            return false;
+        default:
+            throw std::logic_error("not a command");
     }
 }
 
@@ -223,8 +225,9 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
     int case_index = -1;
     std::string phase = "startup";
     try {
-        CUDA_CHECK(cudaFree(nullptr));   // create the context now: a broken GPU shows before any case
-        channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", launcher_found(exercise->name)}});
+        CUDA_CHECK(cudaFree(nullptr));  // create the context now: a broken GPU shows before any case
+        channel.send(MessageType::hello,
+                     {{"exercise", exercise->name}, {"launcher_found", launcher_found(exercise->name)}});
         CurrentCase current;
         for (;;) {
             Message command;
@@ -233,13 +236,13 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
             if (!answer(channel, *exercise, cases, command, current, phase, case_index)) return 0;
         }
     } catch (const CudaError& error) {
-        channel.send(MessageType::cuda_error, {{"case", case_index}, {"phase", phase}, {"error", error.name()},
-                                               {"message", error.what()}});
+        channel.send(MessageType::cuda_error,
+                     {{"case", case_index}, {"phase", phase}, {"error", error.name()}, {"message", error.what()}});
         return 3;
     } catch (const std::exception& error) {
         // Thrown by the launcher (or by the runner on a command it cannot carry out): not a CUDA error.
-        channel.send(MessageType::exception, {{"case", case_index}, {"phase", phase}, {"type", type_name(error)},
-                                              {"message", error.what()}});
+        channel.send(MessageType::exception,
+                     {{"case", case_index}, {"phase", phase}, {"type", type_name(error)}, {"message", error.what()}});
         return 4;
     }
 }

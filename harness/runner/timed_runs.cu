@@ -20,7 +20,8 @@ int blocks_for(std::size_t elements)
 template <typename T>
 __global__ void make_variant(const T* original, T* variant, std::size_t n, std::uint64_t key)
 {
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
         variant[i] = variant_flips(key, i) ? -original[i] : original[i];
 }
 
@@ -29,7 +30,8 @@ template <typename T>
 __global__ void sum_checksum_terms(const T* out, std::size_t n, unsigned long long* sum)
 {
     unsigned long long partial = 0;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
         partial += checksum_term(i, out[i]);
     for (int offset = 16; offset > 0; offset /= 2) partial += __shfl_down_sync(0xffffffffu, partial, offset);
     if ((threadIdx.x & 31) == 0) atomicAdd(sum, partial);
@@ -38,7 +40,10 @@ __global__ void sum_checksum_terms(const T* out, std::size_t n, unsigned long lo
 }  // namespace
 
 TimedRuns::TimedRuns(GuardedBuffer& in, GuardedBuffer& out, bool f64, std::size_t l2_bytes)
-    : in_(in), out_(out), f64_(f64), elements_(in.data_bytes() / (f64 ? 8 : 4)),
+    : in_(in),
+      out_(out),
+      f64_(f64),
+      elements_(in.data_bytes() / (f64 ? 8 : 4)),
       flush_bytes_(std::max<std::size_t>(2 * l2_bytes, std::size_t(64) << 20))
 {
     CUDA_CHECK(cudaMalloc(&original_, in.data_bytes()));
@@ -62,9 +67,11 @@ void TimedRuns::prepare(std::uint64_t key)
 {
     const int blocks = blocks_for(elements_);
     if (f64_)
-        make_variant<<<blocks, threads>>>(static_cast<const double*>(original_), static_cast<double*>(in_.data()), elements_, key);
+        make_variant<<<blocks, threads>>>(static_cast<const double*>(original_), static_cast<double*>(in_.data()),
+                                          elements_, key);
     else
-        make_variant<<<blocks, threads>>>(static_cast<const float*>(original_), static_cast<float*>(in_.data()), elements_, key);
+        make_variant<<<blocks, threads>>>(static_cast<const float*>(original_), static_cast<float*>(in_.data()),
+                                          elements_, key);
     CUDA_CHECK(cudaGetLastError());
     out_.fill(f64_ ? unwritten_f64 : unwritten_f32);
     CUDA_CHECK(cudaMemsetAsync(flush_, static_cast<int>(++flushes_ & 0xff), flush_bytes_));

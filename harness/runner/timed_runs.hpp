@@ -31,8 +31,8 @@ private:
     GuardedBuffer& out_;
     bool f64_;
     std::size_t elements_, flush_bytes_;
-    void* original_ = nullptr;   // the case's input, device copy
-    void* flush_ = nullptr;      // written before each repetition: evicts the L2
+    void* original_ = nullptr;  // the case's input, device copy
+    void* flush_ = nullptr;     // written before each repetition: evicts the L2
     unsigned long long* sum_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     unsigned flushes_ = 0;

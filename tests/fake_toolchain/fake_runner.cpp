@@ -13,19 +13,21 @@
 // channel would) | garbage_meta | escape (forks a grandchild named grader_escapee that calls
 // setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
 // skips_most (on four calls in five, answers fast with the first output it computed: a kernel that
-// skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) | disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something
-// else had held the machine; later ones are honest)
-#include <chrono>
+// skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) |
+// disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something else had held the
+// machine; later ones are honest)
 #include <sys/prctl.h>
+#include <unistd.h>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <unistd.h>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "fake_behaviour.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
 #include "harness/check.hpp"
@@ -35,7 +37,6 @@
 #include "harness/poison.hpp"
 #include "harness/process.hpp"
 #include "harness/variant.hpp"
-#include "fake_behaviour.hpp"
 
 using namespace harness;
 
@@ -79,9 +80,10 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
     }
     channel.send(MessageType::case_output,
                  {{"case", c.index},
-                  {"segments", {{{"name", "out"}, {"bytes", out_bytes}},
-                                {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
-                                {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
+                  {"segments",
+                   {{{"name", "out"}, {"bytes", out_bytes}},
+                    {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
+                    {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
                   {"input_checksum", checksum64(inputs.input_data(), inputs.input_bytes())},
                   {"input_first_changed", -1},
                   {"input_changed_elements", 0},
@@ -129,8 +131,8 @@ int main(int argc, char** argv)
     if (behaviour == "slow_start") std::this_thread::sleep_for(std::chrono::seconds(3));
     channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", behaviour != "no_launcher"}});
     if (behaviour == "fake_score")
-        std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})" << "\nALL TESTS PASSED"
-                  << std::endl;
+        std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})"
+                  << "\nALL TESTS PASSED" << std::endl;
 
     const Case* current = nullptr;
     CaseInputs inputs;
@@ -139,60 +141,68 @@ int main(int argc, char** argv)
     bool skipped = false;
     for (;;) {
         Message command;
-        if (commands.receive(command, std::chrono::steady_clock::time_point::max()) != ChannelReader::Result::message) return 0;
+        if (commands.receive(command, std::chrono::steady_clock::time_point::max()) != ChannelReader::Result::message)
+            return 0;
         switch (command.type) {
-        case MessageType::run_case: {
-            const int index = command.meta.at("case").get<int>();
-            current = &cases.at(static_cast<std::size_t>(index));
-            if (behaviour == "escape" && index == 0) escape();
-            if (index == at(behaviour, "hang_at:"))
-                for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-            if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
-            if (index == at(behaviour, "cuda_error_at:")) {
-                channel.send(MessageType::cuda_error, {{"case", index}, {"phase", "launch"}, {"error", "cudaErrorIllegalAddress"},
-                                                       {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
-                return 3;
-            }
-            inputs = make_inputs(*exercise, *current);
-            if (behaviour == "garbage_meta" && index == 2) {
-                channel.send(MessageType::case_output, {{"case", "two"}});
+            case MessageType::run_case: {
+                const int index = command.meta.at("case").get<int>();
+                current = &cases.at(static_cast<std::size_t>(index));
+                if (behaviour == "escape" && index == 0) escape();
+                if (index == at(behaviour, "hang_at:"))
+                    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+                if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
+                if (index == at(behaviour, "cuda_error_at:")) {
+                    channel.send(MessageType::cuda_error,
+                                 {{"case", index},
+                                  {"phase", "launch"},
+                                  {"error", "cudaErrorIllegalAddress"},
+                                  {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
+                    return 3;
+                }
+                inputs = make_inputs(*exercise, *current);
+                if (behaviour == "garbage_meta" && index == 2) {
+                    channel.send(MessageType::case_output, {{"case", "two"}});
+                    break;
+                }
+                send_output(channel, *exercise, *current, behaviour);
                 break;
             }
-            send_output(channel, *exercise, *current, behaviour);
-            break;
-        }
-        case MessageType::prepare:
-            key = command.meta.at("key").get<std::uint64_t>();
-            channel.send(MessageType::prepared, nlohmann::json::object());
-            break;
-        case MessageType::launch: {
-            const auto start = std::chrono::steady_clock::now();
-            const bool disturbed = behaviour == "hidden_stream" || (behaviour == "disturbed_once" && ++launches <= 7);
-            skipped = behaviour == "skips_most" && ++launches % 5 != 0;
-            if (behaviour != "too_fast")
-                std::this_thread::sleep_for(std::chrono::milliseconds(disturbed ? 200 : skipped ? 2 : 20));
-            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-            const double reported = behaviour == "too_fast" ? 1e-4 : disturbed ? 20.0 : ms;
-            channel.send(MessageType::launched, {{"event_ms", reported}});
-            if (behaviour == "forged_timing") channel.send(MessageType::launched, {{"event_ms", 1e-3}});
-            break;
-        }
-        case MessageType::checksum:
-            channel.send(MessageType::checksummed,
-                         {{"checksum", golden_checksum(*exercise, *current,
-                                                        behaviour == "cached_replay" || skipped ? inputs
-                                                                                                : make_variant(inputs, key))}});
-            break;
-        case MessageType::calibrate:
-            // A "device" whose copy bandwidth is 10 GB/s: the 20 ms "kernel" (80 MB of a 10M scan, 4 GB/s)
-            // is plausible, an answer within a pipe's round trip is not, however loaded the machine.
-            channel.send(MessageType::calibration, {{"device", "fake device (CPU)"}, {"cc", "0.0"}, {"copy_gb_s", 10.0}});
-            break;
-        case MessageType::quit:
-            channel.send(MessageType::done, nlohmann::json::object());
-            return 0;
-        default:
-            return 4;
+            case MessageType::prepare:
+                key = command.meta.at("key").get<std::uint64_t>();
+                channel.send(MessageType::prepared, nlohmann::json::object());
+                break;
+            case MessageType::launch: {
+                const auto start = std::chrono::steady_clock::now();
+                const bool disturbed =
+                    behaviour == "hidden_stream" || (behaviour == "disturbed_once" && ++launches <= 7);
+                skipped = behaviour == "skips_most" && ++launches % 5 != 0;
+                if (behaviour != "too_fast")
+                    std::this_thread::sleep_for(std::chrono::milliseconds(disturbed ? 200 : skipped ? 2 : 20));
+                const double ms =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                const double reported = behaviour == "too_fast" ? 1e-4 : disturbed ? 20.0 : ms;
+                channel.send(MessageType::launched, {{"event_ms", reported}});
+                if (behaviour == "forged_timing") channel.send(MessageType::launched, {{"event_ms", 1e-3}});
+                break;
+            }
+            case MessageType::checksum:
+                channel.send(
+                    MessageType::checksummed,
+                    {{"checksum",
+                      golden_checksum(*exercise, *current,
+                                      behaviour == "cached_replay" || skipped ? inputs : make_variant(inputs, key))}});
+                break;
+            case MessageType::calibrate:
+                // A "device" whose copy bandwidth is 10 GB/s: the 20 ms "kernel" (80 MB of a 10M scan, 4 GB/s)
+                // is plausible, an answer within a pipe's round trip is not, however loaded the machine.
+                channel.send(MessageType::calibration,
+                             {{"device", "fake device (CPU)"}, {"cc", "0.0"}, {"copy_gb_s", 10.0}});
+                break;
+            case MessageType::quit:
+                channel.send(MessageType::done, nlohmann::json::object());
+                return 0;
+            default:
+                return 4;
         }
     }
 }

@@ -125,8 +125,8 @@ void check_exercise(const json& e, const json& spec)
         bool listed = false;
         for (const auto& lib : e.at("library_use")) listed = listed || lib == spec.at("library_use");
         expect(listed && e.at("points") == 0, name + " uses " + spec.at("library_use").dump() +
-                                                   " and scores 0 (library_use " + e.at("library_use").dump() +
-                                                   ", " + e.at("points").dump() + " points)");
+                                                  " and scores 0 (library_use " + e.at("library_use").dump() + ", " +
+                                                  e.at("points").dump() + " points)");
     }
     if (all == "full_marks") {
         expect(e.at("status") == "graded", name + " is graded");
@@ -192,7 +192,7 @@ void check_exercise(const json& e, const json& spec)
 std::uint64_t hash_file(const fs::path& path)
 {
     std::ifstream file(path, std::ios::binary);
-    std::uint64_t hash = 0xcbf29ce484222325ull;   // FNV-1a
+    std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
     std::vector<char> chunk(1 << 20);
     while (file) {
         file.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
@@ -241,8 +241,10 @@ void compare_fingerprints(const std::map<std::string, std::string>& before,
     std::vector<std::string> differences;
     for (const auto& [path, print] : before) {
         const auto now = after.find(path);
-        if (now == after.end()) differences.push_back("removed: " + path);
-        else if (now->second != print) differences.push_back("changed: " + path + ": was " + print + ", now " + now->second);
+        if (now == after.end())
+            differences.push_back("removed: " + path);
+        else if (now->second != print)
+            differences.push_back("changed: " + path + ": was " + print + ", now " + now->second);
     }
     for (const auto& [path, print] : after)
         if (before.count(path) == 0) differences.push_back("added: " + path + " (" + print + ")");
@@ -266,7 +268,7 @@ std::vector<std::string> processes_named(const std::set<std::string>& names)
         std::getline(std::ifstream(it->path() / "stat"), stat);
         const auto close = stat.rfind(')');
         if (close != std::string::npos && close + 2 < stat.size() && (stat[close + 2] == 'Z' || stat[close + 2] == 'X'))
-            continue;   // a zombie holds nothing; whoever inherited it reaps it
+            continue;  // a zombie holds nothing; whoever inherited it reaps it
         found.push_back(pid + " (" + comm + ")");
     }
     return found;
@@ -279,22 +281,28 @@ int main(int argc, char** argv)
     std::string grade, submission, expect_file, work;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag == "--grade") grade = argv[i + 1];
-        else if (flag == "--submission") submission = argv[i + 1];
-        else if (flag == "--expect") expect_file = argv[i + 1];
-        else if (flag == "--work") work = argv[i + 1];
+        if (flag == "--grade")
+            grade = argv[i + 1];
+        else if (flag == "--submission")
+            submission = argv[i + 1];
+        else if (flag == "--expect")
+            expect_file = argv[i + 1];
+        else if (flag == "--work")
+            work = argv[i + 1];
     }
     int devices = 0;
     const cudaError_t probe = cudaGetDeviceCount(&devices);
     if (probe != cudaSuccess || devices == 0) {
         std::cout << "SKIPPED: this test needs a CUDA GPU and there is none here ("
-                  << (probe != cudaSuccess ? std::string("cudaGetDeviceCount: ") + cudaGetErrorName(probe) + ", no usable NVIDIA driver or GPU"
-                                          : std::string("no devices")) << ")\n";
+                  << (probe != cudaSuccess ? std::string("cudaGetDeviceCount: ") + cudaGetErrorName(probe) +
+                                                 ", no usable NVIDIA driver or GPU"
+                                           : std::string("no devices"))
+                  << ")\n";
         return 77;
     }
     const json spec = json::parse(std::ifstream(expect_file));
     const std::string results = work + "/results.json";
-    std::vector<std::string> command = {grade, "--submission", submission, "--work-dir", work + "/grader-work",
+    std::vector<std::string> command = {grade,      "--submission", submission, "--work-dir", work + "/grader-work",
                                         "--output", results};
     std::string exercises;
     for (const auto& e : spec.at("exercises")) exercises += (exercises.empty() ? "" : ",") + e.get<std::string>();
@@ -354,10 +362,11 @@ int main(int argc, char** argv)
     if (report.is_discarded()) return std::cout << "  FAIL  results.json is not JSON\n", 1;
     const json schema = json::parse(std::ifstream(GRADER_SCHEMA_FILE));
     const auto errors = grading::validate_json_schema(schema, report);
-    expect(errors.empty(), "results.json matches grading/results.schema.json" +
-                               (errors.empty() ? std::string() : ": " + errors[0].instance_path + " " + errors[0].message));
+    expect(errors.empty(),
+           "results.json matches grading/results.schema.json" +
+               (errors.empty() ? std::string() : ": " + errors[0].instance_path + " " + errors[0].message));
 
-    try {   // a report that does not match the schema may lack what the checks read
+    try {  // a report that does not match the schema may lack what the checks read
         for (const auto& name : spec.at("exercises")) {
             bool reported = false;
             for (const auto& e : report.at("exercises")) reported = reported || e.at("name") == name;
@@ -366,17 +375,18 @@ int main(int argc, char** argv)
         const json per_exercise = spec.value("for", json::object());
         for (const auto& e : report.at("exercises")) {
             const std::string name = e.at("name");
-            std::cout << "  " << name << ": " << e.at("status").get<std::string>() << ", " << e.at("points").dump() << "/"
-                      << e.at("max_points").dump() << " points (speed " << e.at("speed_points").dump() << ")"
-                      << (e.at("message").get<std::string>().empty() ? "" : ": " + e.at("message").get<std::string>()) << "\n";
+            std::cout << "  " << name << ": " << e.at("status").get<std::string>() << ", " << e.at("points").dump()
+                      << "/" << e.at("max_points").dump() << " points (speed " << e.at("speed_points").dump() << ")"
+                      << (e.at("message").get<std::string>().empty() ? "" : ": " + e.at("message").get<std::string>())
+                      << "\n";
             for (const auto& c : e.at("cases"))
                 if (c.at("status") != "pass") print_case(c);
             check_exercise(e, spec);
             if (per_exercise.contains(name)) check_exercise(e, per_exercise.at(name));
             for (const auto& full : spec.value("full_marks_for", json::array()))
                 if (full == name)
-                    expect(e.at("points") == e.at("max_points"), name + " scores full marks beside the failing exercise (" +
-                                                                      e.at("points").dump() + ")");
+                    expect(e.at("points") == e.at("max_points"),
+                           name + " scores full marks beside the failing exercise (" + e.at("points").dump() + ")");
         }
     } catch (const json::exception& error) {
         expect(false, std::string("the report has what the checks read: ") + error.what());

@@ -4,19 +4,19 @@
 // real nvcc where it is installed (CI has it; no GPU needed: the runners are linked, never run).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 
+#include "../fake_toolchain/fake_behaviour.hpp"
 #include "grader_config.hpp"
 #include "grading/build.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
-#include "../fake_toolchain/fake_behaviour.hpp"
 
 namespace fs = std::filesystem;
 using namespace grading;
@@ -25,7 +25,10 @@ namespace {
 
 const fs::path repository = fs::path(__FILE__).parent_path().parent_path().parent_path();
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 bool has(const std::vector<std::string>& list, const std::string& item)
 {
@@ -36,10 +39,11 @@ bool has(const std::vector<std::string>& list, const std::string& item)
 
 TEST_CASE("dependency lists: escaped spaces, continuations, several rules")
 {
-    const std::string nvcc_style = "submission.o : /submission/scan_kogge_stone.cu \\\n"
-                                   "    /usr/include/stdc-predef.h \\\n"
-                                   "    /tmp/dir\\ with\\ space/a\\ b.h \\\n"
-                                   "    /tmp/we#ird$dir/x.h\n";
+    const std::string nvcc_style =
+        "submission.o : /submission/scan_kogge_stone.cu \\\n"
+        "    /usr/include/stdc-predef.h \\\n"
+        "    /tmp/dir\\ with\\ space/a\\ b.h \\\n"
+        "    /tmp/we#ird$dir/x.h\n";
     const auto deps = parse_make_dependencies(nvcc_style);
     REQUIRE(deps.size() == 4);
     CHECK(deps[0] == "/submission/scan_kogge_stone.cu");
@@ -64,14 +68,15 @@ TEST_CASE("dependency lists: escaped spaces, continuations, several rules")
 
 TEST_CASE("nm -P output: definitions, references, archive members, names with spaces")
 {
-    const auto symbols = parse_nm("libcudart_static.a[cudart.o]:\n"
-                                  "_Unwind_Resume U         \n"
-                                  "_Z16scan_kogge_stonePKfPfi T 240 85\n"
-                                  "DW.ref.__gxx_personality_v0 V 0 8\n"
-                                  "fatbinData r 0 \n"
-                                  "_Z16scan_brent_kungPKfPfi w         \n"
-                                  "odd name 12 T 16 4\n"
-                                  "nm: /out/submission.o: no symbols\n");
+    const auto symbols = parse_nm(
+        "libcudart_static.a[cudart.o]:\n"
+        "_Unwind_Resume U         \n"
+        "_Z16scan_kogge_stonePKfPfi T 240 85\n"
+        "DW.ref.__gxx_personality_v0 V 0 8\n"
+        "fatbinData r 0 \n"
+        "_Z16scan_brent_kungPKfPfi w         \n"
+        "odd name 12 T 16 4\n"
+        "nm: /out/submission.o: no symbols\n");
     REQUIRE(symbols.size() == 6);
     CHECK(symbols[0].name == "_Unwind_Resume");
     CHECK(symbols[0].type == 'U');
@@ -126,17 +131,17 @@ TEST_CASE("dependencies: the source, the toolchain's and the system's headers; a
     CHECK(clean.outside.empty());
     CHECK(clean.library_use.empty());
 
-    const DependencyCheck libraries = check_dependencies(
-        {"/submission/x.cu", include + "/cccl/thrust/scan.h", include + "/cccl/cub/cub.cuh", include + "/cccl/thrust/x.h"},
-        "/submission/x.cu", roots);
+    const DependencyCheck libraries = check_dependencies({"/submission/x.cu", include + "/cccl/thrust/scan.h",
+                                                          include + "/cccl/cub/cub.cuh", include + "/cccl/thrust/x.h"},
+                                                         "/submission/x.cu", roots);
     CHECK(libraries.outside.empty());
-    CHECK(libraries.library_use == std::vector<std::string>{"Thrust", "CUB"});   // in the order first read
+    CHECK(libraries.library_use == std::vector<std::string>{"Thrust", "CUB"});  // in the order first read
 
     // A path made of "..": judged by where it leads. A link inside a root: by its target.
-    const DependencyCheck escaped = check_dependencies(
-        {"/submission/x.cu", include + "/../../elsewhere/secret.cu", include + "/innocent.h",
-         "/usr/include/../../etc/passwd", "relative.h"},
-        "/submission/x.cu", roots);
+    const DependencyCheck escaped =
+        check_dependencies({"/submission/x.cu", include + "/../../elsewhere/secret.cu", include + "/innocent.h",
+                            "/usr/include/../../etc/passwd", "relative.h"},
+                           "/submission/x.cu", roots);
     const std::string secret = fs::canonical(dir / "elsewhere" / "secret.cu").string();
     CHECK(escaped.outside == std::vector<std::string>{secret, "/etc/passwd", "relative.h"});
     fs::remove_all(dir);
@@ -162,30 +167,34 @@ TEST_CASE("forbidden definitions: main, CUDA entry points, the runner's and the 
 
     // What nvcc emits for an honest file, its launcher (the runner references it), its own helpers,
     // weak copies of inline functions the runner also has, and every undefined reference.
-    CHECK(verdict({{"_Z16scan_kogge_stonePKfPfi", 'T'},
-                   {"_Z90__device_stub__ZN39_GLOBAL__N__b79260f0_7_stub_cu_adaca45423kogge_stone_scan_kernelEPKfPfi", 'T'},
-                   {"_ZNSt6vectorIfSaIfEE7reserveEm", 'W'},
-                   {"DW.ref.__gxx_personality_v0", 'V'},
-                   {"_ZL20__cudaFatCubinHandle", 'b'},
-                   {"__cudaRegisterFatBinary", 'U'},
-                   {"write", 'U'},
-                   {"_Z6helperv", 'T'}})
+    CHECK(verdict(
+              {{"_Z16scan_kogge_stonePKfPfi", 'T'},
+               {"_Z90__device_stub__ZN39_GLOBAL__N__b79260f0_7_stub_cu_adaca45423kogge_stone_scan_kernelEPKfPfi", 'T'},
+               {"_ZNSt6vectorIfSaIfEE7reserveEm", 'W'},
+               {"DW.ref.__gxx_personality_v0", 'V'},
+               {"_ZL20__cudaFatCubinHandle", 'b'},
+               {"__cudaRegisterFatBinary", 'U'},
+               {"write", 'U'},
+               {"_Z6helperv", 'T'}})
               .empty());
     // A launcher of the wrong signature is the student's own mistake, reported at run time.
     CHECK(verdict({{"_Z16scan_kogge_stonePfS_i", 'T'}}).empty());
 
     CHECK(contains(verdict({{"main", 'T'}}), "defines `main`"));
     CHECK(contains(verdict({{"main", 'W'}}), "defines `main`"));
-    CHECK(contains(verdict({{"cudaEventElapsedTime", 'T'}}), "`cudaEventElapsedTime`, a CUDA runtime or driver entry point"));
+    CHECK(contains(verdict({{"cudaEventElapsedTime", 'T'}}),
+                   "`cudaEventElapsedTime`, a CUDA runtime or driver entry point"));
     CHECK(contains(verdict({{"cuEventElapsedTime", 'W'}}), "`cuEventElapsedTime`"));
     CHECK(contains(verdict({{"write", 'T'}}), "`write`, which the grader's runner calls"));
     CHECK(contains(verdict({{"write@@GLIBC_2.2.5", 'T'}}), "`write`"));
     CHECK(contains(verdict({{"dlsym", 'W'}}), "`dlsym`, which the CUDA runtime calls"));
-    CHECK(contains(verdict({{"_ZN7harness13ChannelWriter4sendEv", 'W'}}), "`harness::ChannelWriter::send()`, which the grader's runner defines"));
+    CHECK(contains(verdict({{"_ZN7harness13ChannelWriter4sendEv", 'W'}}),
+                   "`harness::ChannelWriter::send()`, which the grader's runner defines"));
     // A strong definition of what the runner has only weakly would win the link: not allowed.
-    CHECK(contains(verdict({{"_ZNSt6vectorIfSaIfEE7reserveEm", 'T'}}), "std::vector<float, std::allocator<float> >::reserve"));
+    CHECK(contains(verdict({{"_ZNSt6vectorIfSaIfEE7reserveEm", 'T'}}),
+                   "std::vector<float, std::allocator<float> >::reserve"));
     CHECK(contains(verdict({{"malloc", 'T'}}), "`malloc`, which the C/C++ runtime (libc.so.6) defines"));
-    CHECK(contains(verdict({{"open", 'W'}}), "`open`"));   // a weak C name: no template instantiation
+    CHECK(contains(verdict({{"open", 'W'}}), "`open`"));  // a weak C name: no template instantiation
     const std::string several = verdict({{"main", 'T'}, {"write", 'T'}, {"_Z6helperv", 'T'}});
     CHECK(contains(several, "(and 1 more such symbols)"));
     CHECK(contains(several, "a submission defines only its launcher and its own kernels and helpers"));
@@ -235,9 +244,9 @@ TEST_CASE("the fake toolchain builds through the same steps: objects nm reads, d
 namespace {
 
 struct RealBuild {
-    std::string skip;                      // why the real build is not tested here
+    std::string skip;  // why the real build is not tested here
     Toolchain toolchain;
-    fs::path dir;                          // removed at exit
+    fs::path dir;  // removed at exit
     std::map<std::string, BuildResult> results;
     ~RealBuild()
     {
@@ -301,11 +310,13 @@ RealBuild& real_build()
     std::call_once(once, [] {
         build.toolchain = default_toolchain(fs::read_symlink("/proc/self/exe").string());
         if (::access(build.toolchain.nvcc.c_str(), X_OK) != 0) {
-            build.skip = "no nvcc at " + build.toolchain.nvcc + " (the CUDA compiler CMake found): the real build is not tested";
+            build.skip =
+                "no nvcc at " + build.toolchain.nvcc + " (the CUDA compiler CMake found): the real build is not tested";
             return;
         }
-        REQUIRE_MESSAGE(fs::is_regular_file(build.toolchain.runner_object),
-                        "the runner object " << build.toolchain.runner_object << " was not built (target grader_runner_object)");
+        REQUIRE_MESSAGE(
+            fs::is_regular_file(build.toolchain.runner_object),
+            "the runner object " << build.toolchain.runner_object << " was not built (target grader_runner_object)");
         const std::string send = runner_symbol_containing(build.toolchain.runner_object, "13ChannelWriter4send");
         REQUIRE_MESSAGE(!send.empty(), "the runner object defines no harness::ChannelWriter::send");
 
@@ -359,11 +370,11 @@ TEST_CASE("real nvcc: the stub compiles, passes both checks and links; CUDA's ow
 
 TEST_CASE("real nvcc: main, a harness function, a CUDA entry point, libc's write: invalid, named")
 {
-    for (const auto& [name, expected] : std::vector<std::pair<std::string, std::string>>{
-             {"main", "defines `main`"},
-             {"harness", "`harness::ChannelWriter::send("},
-             {"cuda_entry", "`cudaEventElapsedTime`"},
-             {"libc_write", "`write`"}}) {
+    for (const auto& [name, expected] :
+         std::vector<std::pair<std::string, std::string>>{{"main", "defines `main`"},
+                                                          {"harness", "`harness::ChannelWriter::send("},
+                                                          {"cuda_entry", "`cudaEventElapsedTime`"},
+                                                          {"libc_write", "`write`"}}) {
         const BuildResult* b = real(name);
         if (!b) return;
         CAPTURE(name);
@@ -421,10 +432,11 @@ TEST_CASE("real nvcc in the sandbox: the stub builds; a file outside the submiss
     fs::create_directories(dir / "outside" / "work");
     fs::copy_file(real_dir / "stub" / "scan_kogge_stone.cu", dir / "stub" / "scan_kogge_stone.cu");
     fs::copy_file(real_dir / "outside" / "scan_kogge_stone.cu", dir / "outside" / "scan_kogge_stone.cu");
-    const auto results = build_runners(real_build().toolchain,
-                                       {{(dir / "stub" / "scan_kogge_stone.cu").string(), (dir / "stub" / "work" / "runner").string()},
-                                        {(dir / "outside" / "scan_kogge_stone.cu").string(), (dir / "outside" / "work" / "runner").string()}},
-                                       2, &*sandbox);
+    const auto results = build_runners(
+        real_build().toolchain,
+        {{(dir / "stub" / "scan_kogge_stone.cu").string(), (dir / "stub" / "work" / "runner").string()},
+         {(dir / "outside" / "scan_kogge_stone.cu").string(), (dir / "outside" / "work" / "runner").string()}},
+        2, &*sandbox);
     INFO("stub: " << results[0].failure << results[0].invalid << "\n" << results[0].output);
     CHECK(results[0].ok);
     REQUIRE_FALSE(results[0].dependencies.empty());

@@ -76,7 +76,7 @@ TEST_CASE("seeds come from the exercise and label, identically on every machine"
     CHECK(seed_for("scan_kogge_stone", "n=1/int") == seed_for("scan_kogge_stone", "n=1/int"));
     CHECK(seed_for("scan_kogge_stone", "n=1/int") != seed_for("scan_brent_kung", "n=1/int"));
     SplitMix64 rng(0);
-    CHECK(rng.next() == 0xe220a8397b1dcdafull);   // splitmix64's published first output for seed 0
+    CHECK(rng.next() == 0xe220a8397b1dcdafull);  // splitmix64's published first output for seed 0
 }
 
 TEST_CASE("inputs are reproducible bit for bit and differ between cases")
@@ -97,7 +97,7 @@ TEST_CASE("integer scan data: integer values, never all zero, every range sum ex
 {
     const Exercise& e = *find_exercise("scan_hierarchical");
     Case c;
-    c.n = 6'000'000;   // several periods of the target wave
+    c.n = 6'000'000;  // several periods of the target wave
     c.seed = 12345;
     const CaseInputs inputs = make_inputs(e, c);
     double prefix = 0, lowest = 0, highest = 0;
@@ -112,8 +112,8 @@ TEST_CASE("integer scan data: integer values, never all zero, every range sum ex
     CHECK(nonzero > c.n / 2);
     // Any sum of consecutive elements is a difference of two prefixes.
     CHECK(highest - lowest <= scan_prefix_bound);
-    CHECK(scan_prefix_bound < 16'777'216.0);   // 2^24: exact in float
-    CHECK(highest > 1'000'000);                // block sums are far from zero, so a missing offset shows
+    CHECK(scan_prefix_bound < 16'777'216.0);  // 2^24: exact in float
+    CHECK(highest > 1'000'000);               // block sums are far from zero, so a missing offset shows
 }
 
 TEST_CASE("fractional scan data: exact floats of mixed sign")
@@ -128,7 +128,7 @@ TEST_CASE("fractional scan data: exact floats of mixed sign")
     for (float v : inputs.in_f32) {
         negative += v < 0;
         fractional += v != std::floor(v);
-        CHECK(v * 1048576.0f == std::floor(v * 1048576.0f));   // multiples of 2^-20
+        CHECK(v * 1048576.0f == std::floor(v * 1048576.0f));  // multiples of 2^-20
     }
     CHECK(negative > 10'000);
     CHECK(fractional > 90'000);

@@ -23,9 +23,13 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(GRADER_FIXTURE_DIR) + "/" + name; }
+std::string fixture(const std::string& name)
+{
+    return std::string(GRADER_FIXTURE_DIR) + "/" + name;
+}
 
-harness::Child spawn_peer(std::vector<std::string> argv, const std::string& output_file = {}) {
+harness::Child spawn_peer(std::vector<std::string> argv, const std::string& output_file = {})
+{
     harness::SpawnOptions options;
     options.argv = std::move(argv);
     options.create_channel = true;
@@ -34,41 +38,48 @@ harness::Child spawn_peer(std::vector<std::string> argv, const std::string& outp
 }
 
 // Counts the bytes that differ from fixture_channel_peer's pattern.
-std::size_t pattern_mismatches(const std::vector<std::uint8_t>& blob) {
+std::size_t pattern_mismatches(const std::vector<std::uint8_t>& blob)
+{
     std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < blob.size(); ++i)
-        mismatches += blob[i] != static_cast<std::uint8_t>(i * 7 % 251);
+    for (std::size_t i = 0; i < blob.size(); ++i) mismatches += blob[i] != static_cast<std::uint8_t>(i * 7 % 251);
     return mismatches;
 }
 
 // A pipe in this process, both ends closed at the end of the test.
 struct Pipe {
     int read_end = -1, write_end = -1;
-    Pipe() {
+    Pipe()
+    {
         int ends[2];
         REQUIRE(::pipe2(ends, O_CLOEXEC) == 0);
         read_end = ends[0];
         write_end = ends[1];
     }
-    ~Pipe() {
+    ~Pipe()
+    {
         close_write();
         if (read_end >= 0) ::close(read_end);
     }
-    void close_write() {
+    void close_write()
+    {
         if (write_end >= 0) ::close(write_end);
         write_end = -1;
     }
     // Writes a hand-made header and payload (small enough for the pipe buffer).
-    void write_raw(std::uint32_t magic, std::uint32_t type, std::uint64_t meta_bytes,
-                   std::uint64_t blob_bytes, const std::string& payload) {
-        struct { std::uint32_t magic, type; std::uint64_t meta_bytes, blob_bytes; } header{
-            magic, type, meta_bytes, blob_bytes};
+    void write_raw(std::uint32_t magic, std::uint32_t type, std::uint64_t meta_bytes, std::uint64_t blob_bytes,
+                   const std::string& payload)
+    {
+        struct {
+            std::uint32_t magic, type;
+            std::uint64_t meta_bytes, blob_bytes;
+        } header{magic, type, meta_bytes, blob_bytes};
         REQUIRE(::write(write_end, &header, sizeof header) == sizeof header);
         REQUIRE(::write(write_end, payload.data(), payload.size()) == static_cast<ssize_t>(payload.size()));
     }
 };
 
-ChannelReader::Result receive_from_raw(Pipe& pipe, Message& message) {
+ChannelReader::Result receive_from_raw(Pipe& pipe, Message& message)
+{
     pipe.close_write();
     ChannelReader reader(pipe.read_end);
     return reader.receive(message, Clock::now() + 5s);
@@ -76,7 +87,8 @@ ChannelReader::Result receive_from_raw(Pipe& pipe, Message& message) {
 
 }  // namespace
 
-TEST_CASE("a 64 MiB blob arrives whole and in order") {
+TEST_CASE("a 64 MiB blob arrives whole and in order")
+{
     const std::size_t bytes = 64u << 20;
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), std::to_string(bytes)});
     ChannelReader reader(child.channel_fd());
@@ -99,7 +111,8 @@ TEST_CASE("a 64 MiB blob arrives whole and in order") {
     CHECK(child.wait_until(Clock::now() + 10s).ok());
 }
 
-TEST_CASE("a message cut short is malformed, and the reader stays unusable") {
+TEST_CASE("a message cut short is malformed, and the reader stays unusable")
+{
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), "100000", "partial"});
     ChannelReader reader(child.channel_fd());
     Message message;
@@ -108,14 +121,16 @@ TEST_CASE("a message cut short is malformed, and the reader stays unusable") {
     CHECK(child.wait_until(Clock::now() + 10s).ok());
 }
 
-TEST_CASE("garbage on the channel is malformed") {
+TEST_CASE("garbage on the channel is malformed")
+{
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), "1000", "garbage"});
     ChannelReader reader(child.channel_fd());
     Message message;
     CHECK(reader.receive(message, Clock::now() + 10s) == ChannelReader::Result::malformed);
 }
 
-TEST_CASE("a blob over the reader's limit is malformed") {
+TEST_CASE("a blob over the reader's limit is malformed")
+{
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), "4096"});
     ChannelReader reader(child.channel_fd());
     reader.set_max_blob_bytes(1000);
@@ -125,7 +140,8 @@ TEST_CASE("a blob over the reader's limit is malformed") {
     CHECK(reader.receive(message, Clock::now() + 10s) == ChannelReader::Result::malformed);
 }
 
-TEST_CASE("a silent child times the reader out at the deadline") {
+TEST_CASE("a silent child times the reader out at the deadline")
+{
     harness::Child child = spawn_peer({fixture("fixture_hang")});
     ChannelReader reader(child.channel_fd());
     Message message;
@@ -139,8 +155,9 @@ TEST_CASE("a silent child times the reader out at the deadline") {
     CHECK(reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::end_of_stream);
 }
 
-TEST_CASE("a deadline in the middle of a message loses nothing") {
-    const std::size_t bytes = 4u << 20;   // half of it is more than a pipe holds
+TEST_CASE("a deadline in the middle of a message loses nothing")
+{
+    const std::size_t bytes = 4u << 20;  // half of it is more than a pipe holds
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), std::to_string(bytes), "split"});
     ChannelReader reader(child.channel_fd());
     Message message;
@@ -160,7 +177,8 @@ TEST_CASE("a deadline in the middle of a message loses nothing") {
     CHECK(child.wait_until(Clock::now() + 10s).ok());
 }
 
-TEST_CASE("what a child prints never reaches the channel") {
+TEST_CASE("what a child prints never reaches the channel")
+{
     std::string output_path = "/tmp/harness-test-fake-json-" + std::to_string(::getpid());
     harness::Child child = spawn_peer({fixture("fixture_fake_json")}, output_path);
     ChannelReader reader(child.channel_fd());
@@ -174,7 +192,8 @@ TEST_CASE("what a child prints never reaches the channel") {
     CHECK(printed.find("PASS") != std::string::npos);
 }
 
-TEST_CASE("round trip through a pipe in this process") {
+TEST_CASE("round trip through a pipe in this process")
+{
     Pipe pipe;
     ChannelWriter writer(pipe.write_end);
     const float samples[3] = {1.5f, 2.0f, 2.5f};
@@ -196,7 +215,8 @@ TEST_CASE("round trip through a pipe in this process") {
     CHECK(reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::end_of_stream);
 }
 
-TEST_CASE("sending to a closed channel throws") {
+TEST_CASE("sending to a closed channel throws")
+{
     Pipe pipe;
     ::close(pipe.read_end);
     pipe.read_end = -1;
@@ -204,44 +224,52 @@ TEST_CASE("sending to a closed channel throws") {
     CHECK_THROWS_AS(writer.send(MessageType::done, nlohmann::json::object()), std::runtime_error);
 }
 
-TEST_CASE("hand-made frames: forged headers are malformed") {
+TEST_CASE("hand-made frames: forged headers are malformed")
+{
     const std::uint32_t magic = 0x47524452;
     const auto checksummed = static_cast<std::uint32_t>(MessageType::checksummed);
     Message message;
-    SUBCASE("bad magic") {
+    SUBCASE("bad magic")
+    {
         Pipe pipe;
         pipe.write_raw(0x12345678, checksummed, 2, 0, "{}");
         CHECK(receive_from_raw(pipe, message) == ChannelReader::Result::malformed);
     }
-    SUBCASE("unknown type") {
+    SUBCASE("unknown type")
+    {
         Pipe pipe;
         pipe.write_raw(magic, 99, 2, 0, "{}");
         CHECK(receive_from_raw(pipe, message) == ChannelReader::Result::malformed);
     }
-    SUBCASE("meta over 1 MiB") {
+    SUBCASE("meta over 1 MiB")
+    {
         Pipe pipe;
         pipe.write_raw(magic, checksummed, (1u << 20) + 1, 0, "{}");
         CHECK(receive_from_raw(pipe, message) == ChannelReader::Result::malformed);
     }
-    SUBCASE("meta that is not JSON") {
+    SUBCASE("meta that is not JSON")
+    {
         Pipe pipe;
         pipe.write_raw(magic, checksummed, 5, 0, "{oops");
         CHECK(receive_from_raw(pipe, message) == ChannelReader::Result::malformed);
     }
-    SUBCASE("end of file inside a header") {
+    SUBCASE("end of file inside a header")
+    {
         Pipe pipe;
         REQUIRE(::write(pipe.write_end, "GRDR", 4) == 4);
         CHECK(receive_from_raw(pipe, message) == ChannelReader::Result::malformed);
     }
-    SUBCASE("a well-formed header is accepted") {
+    SUBCASE("a well-formed header is accepted")
+    {
         Pipe pipe;
-        pipe.write_raw(magic, checksummed, 14, 0, "{\"case\":\"x\"}  ");   // trailing blanks are valid JSON
+        pipe.write_raw(magic, checksummed, 14, 0, "{\"case\":\"x\"}  ");  // trailing blanks are valid JSON
         CHECK(receive_from_raw(pipe, message) == ChannelReader::Result::message);
         CHECK(message.meta["case"] == "x");
     }
 }
 
-TEST_CASE("commands and answers both pass the reader; every type the wire allows is known") {
+TEST_CASE("commands and answers both pass the reader; every type the wire allows is known")
+{
     Pipe pipe;
     ChannelWriter writer(pipe.write_end);
     for (MessageType type : {MessageType::run_case, MessageType::prepare, MessageType::launch, MessageType::checksum,

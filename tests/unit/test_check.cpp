@@ -8,8 +8,8 @@
 
 #include "harness/check.hpp"
 #include "harness/family.hpp"
-#include "scan/scan.hpp"
 #include "harness/poison.hpp"
+#include "scan/scan.hpp"
 
 using namespace harness;
 
@@ -51,8 +51,7 @@ struct ScanFixture {
     Expected expected;
     FakeOutput out;
 
-    ScanFixture(const char* name, std::int64_t n, DataKind data = DataKind::integers)
-        : exercise(*find_exercise(name))
+    ScanFixture(const char* name, std::int64_t n, DataKind data = DataKind::integers) : exercise(*find_exercise(name))
     {
         c.n = n;
         c.data = data;
@@ -87,7 +86,7 @@ TEST_CASE("golden scan: sections restart, the whole-array scan does not")
     CHECK(sections.value[2049] == 2);
     const Expected whole = golden(*find_exercise("scan_hierarchical"), c, inputs);
     CHECK(whole.value[2049] == 2050);
-    CHECK(whole.tolerance_at(2049) == 0);   // integer data: exact
+    CHECK(whole.tolerance_at(2049) == 0);  // integer data: exact
 }
 
 TEST_CASE("tolerance model: gamma(depth) times the sum of magnitudes")
@@ -102,7 +101,7 @@ TEST_CASE("tolerance model: gamma(depth) times the sum of magnitudes")
     // A correct float scan in a bad but legal order stays inside the tolerance...
     ScanFixture f("scan_brent_kung", 2048, DataKind::fractions);
     float running = 0;
-    for (std::size_t i = 0; i < 2048; ++i) f.out.values[i] = (running += f.inputs.in_f32[i]);   // sequential order
+    for (std::size_t i = 0; i < 2048; ++i) f.out.values[i] = (running += f.inputs.in_f32[i]);  // sequential order
     CHECK(f.check().correct);
     // ...and one missing element does not.
     f.out.values[100] -= f.inputs.in_f32[100] == 0 ? 1.0f : f.inputs.in_f32[100];
@@ -176,7 +175,7 @@ TEST_CASE("one wrong element is no pattern: no offset or section size is claimed
     CHECK_FALSE(d.detail.contains("pattern"));
     ScanFixture k("scan_kogge_stone", 4096);
     k.out.values[1500] += 3;
-    CHECK_FALSE(k.check().detail.contains("pattern"));   // section scans add no offsets at all
+    CHECK_FALSE(k.check().detail.contains("pattern"));  // section scans add no offsets at all
 }
 
 TEST_CASE("a wrong output that changes between two runs is called a race; a stable one is not")
@@ -212,8 +211,8 @@ TEST_CASE("writes outside the output, before and after, are caught in the guard 
 {
     ScanFixture f("scan_kogge_stone", 1000);
     RawOutput raw = f.raw();
-    put(raw.out_with_guards, guard_elements + 1000 + 5, 1.0f);   // out[1005]
-    put(raw.out_with_guards, guard_elements - 3, 1.0f);          // out[-3]
+    put(raw.out_with_guards, guard_elements + 1000 + 5, 1.0f);  // out[1005]
+    put(raw.out_with_guards, guard_elements - 3, 1.0f);         // out[-3]
     const Diagnosis d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
     CHECK_FALSE(d.correct);
     CHECK(mentions(d, "past the end of `out` (first at index 1,005"));
@@ -225,7 +224,7 @@ TEST_CASE("writes into the input's guard zone and a modified input")
 {
     ScanFixture f("scan_brent_kung", 1000);
     RawOutput raw = f.raw();
-    put(raw.in_guards, guard_elements + 2, 0.0f);   // in[1002]
+    put(raw.in_guards, guard_elements + 2, 0.0f);  // in[1002]
     raw.input_checksum ^= 1;
     raw.input_first_changed = 17;
     raw.input_changed_elements = 3;
@@ -249,8 +248,10 @@ TEST_CASE("NaN from reading outside the input, and copies of the guard pattern")
 
 TEST_CASE("parse_raw_output splits the segments and rejects inconsistent ones")
 {
-    nlohmann::json meta = {{"segments", {{{"name", "out"}, {"bytes", 8}}, {{"name", "in_guards"}, {"bytes", 4}},
-                                         {{"name", "scratch_guards"}, {"bytes", 2}}}},
+    nlohmann::json meta = {{"segments",
+                            {{{"name", "out"}, {"bytes", 8}},
+                             {{"name", "in_guards"}, {"bytes", 4}},
+                             {{"name", "scratch_guards"}, {"bytes", 2}}}},
                            {"input_checksum", 5}};
     std::vector<std::uint8_t> blob(14);
     for (std::size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<std::uint8_t>(i);

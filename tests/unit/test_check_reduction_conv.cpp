@@ -22,10 +22,12 @@ RawOutput raw_output(const std::vector<T>& values, const CaseInputs& inputs)
     r.in_guards.resize(2 * g * sizeof(T));
     const auto unwritten = sizeof(T) == 8 ? unwritten_f64 : unwritten_f32;
     const auto guard = sizeof(T) == 8 ? input_guard_f64 : input_guard_f32;
-    for (std::size_t i = 0; i < n + 2 * g; ++i) std::memcpy(r.out_with_guards.data() + i * sizeof(T), &unwritten, sizeof(T));
+    for (std::size_t i = 0; i < n + 2 * g; ++i)
+        std::memcpy(r.out_with_guards.data() + i * sizeof(T), &unwritten, sizeof(T));
     for (std::size_t i = 0; i < 2 * g; ++i) std::memcpy(r.in_guards.data() + i * sizeof(T), &guard, sizeof(T));
-    for (std::size_t i = 0; i < n; ++i) std::memcpy(r.out_with_guards.data() + (g + i) * sizeof(T), &values[i], sizeof(T));
-    if (sizeof(T) == 8) {   // reductions get scratch
+    for (std::size_t i = 0; i < n; ++i)
+        std::memcpy(r.out_with_guards.data() + (g + i) * sizeof(T), &values[i], sizeof(T));
+    if (sizeof(T) == 8) {  // reductions get scratch
         r.scratch_guards.resize(2 * g * 8);
         for (std::size_t i = 0; i < 2 * g; ++i) std::memcpy(r.scratch_guards.data() + i * 8, &scratch_f64, 8);
     }
@@ -117,18 +119,18 @@ TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, f
     CHECK(mentions(d, "equals the sum of the first 256 elements only"));
     CHECK(d.detail["pattern"] == "prefix_only");
 
-    d = r.check(r.sum(0, 9984));   // 39 whole blocks of 256
+    d = r.check(r.sum(0, 9984));  // 39 whole blocks of 256
     CHECK(mentions(d, "the last 16 element(s), a partial block at the end, are never added"));
     CHECK(d.detail["pattern"] == "tail_dropped");
 
-    Reduction r2049(2049);         // 4 blocks of 512 rounded down: also a power of two
+    Reduction r2049(2049);  // 4 blocks of 512 rounded down: also a power of two
     d = r2049.check(r2049.sum(0, 2048));
     CHECK(d.detail["pattern"] == "prefix_or_tail");
     CHECK(mentions(d, "or the last 1 element(s), a partial block at the end"));
 
     d = r.check(r.expected.value[0] + r.sum(0, 256));
     CHECK(mentions(d, "the first block or partial sum (in[0] to in[255]): that partial sum is added twice"));
-    d = r.check(r.expected.value[0] + r.sum(9984, 10000));   // (missing, it is a dropped tail: above)
+    d = r.check(r.expected.value[0] + r.sum(9984, 10000));  // (missing, it is a dropped tail: above)
     CHECK(mentions(d, "the last block (in[9,984] to in[9,999]): that partial sum is added twice"));
     // An error some middle block's sum happens to equal is not blamed on that block.
     d = r.check(r.expected.value[0] + r.sum(512, 768));
@@ -207,7 +209,8 @@ TEST_CASE("conv1d diagnosis: flipped mask, clamped ghosts, a halo error at tile 
     for (int i = 0; i < 4099; ++i) {
         float s = 0;
         for (int j = 0; j < 5; ++j)
-            if (i - 2 + j >= 0 && i - 2 + j < 4099) s += m[static_cast<std::size_t>(4 - j)] * in[static_cast<std::size_t>(i - 2 + j)];
+            if (i - 2 + j >= 0 && i - 2 + j < 4099)
+                s += m[static_cast<std::size_t>(4 - j)] * in[static_cast<std::size_t>(i - 2 + j)];
         flipped[static_cast<std::size_t>(i)] = s;
     }
     CHECK(mentions(conv.check(flipped), "the mask reversed"));
@@ -244,7 +247,8 @@ TEST_CASE("conv2d diagnosis: rows and columns, wrapped ghosts, swapped dimension
             float s = 0;
             for (int j = 0; j < 3; ++j)
                 for (int k = 0; k < 3; ++k)
-                    s += m[static_cast<std::size_t>(j * 3 + k)] * in[static_cast<std::size_t>(((y - 1 + j + 20) % 20) * 30 + (x - 1 + k + 30) % 30)];
+                    s += m[static_cast<std::size_t>(j * 3 + k)] *
+                         in[static_cast<std::size_t>(((y - 1 + j + 20) % 20) * 30 + (x - 1 + k + 30) % 30)];
             wrapped[static_cast<std::size_t>(y * 30 + x)] = s;
         }
     d = conv.check(wrapped);
@@ -254,13 +258,14 @@ TEST_CASE("conv2d diagnosis: rows and columns, wrapped ghosts, swapped dimension
     // Column-major addressing throughout: the transpose of the image convolved with the
     // transposed mask, written back column-major.
     std::vector<float> swapped(600);
-    for (int y = 0; y < 30; ++y)        // rows of the 30 x 20 reading
+    for (int y = 0; y < 30; ++y)  // rows of the 30 x 20 reading
         for (int x = 0; x < 20; ++x) {
             float s = 0;
             for (int j = 0; j < 3; ++j)
                 for (int k = 0; k < 3; ++k) {
                     const int yy = y - 1 + j, xx = x - 1 + k;
-                    if (yy >= 0 && yy < 30 && xx >= 0 && xx < 20) s += m[static_cast<std::size_t>(k * 3 + j)] * in[static_cast<std::size_t>(yy * 20 + xx)];
+                    if (yy >= 0 && yy < 30 && xx >= 0 && xx < 20)
+                        s += m[static_cast<std::size_t>(k * 3 + j)] * in[static_cast<std::size_t>(yy * 20 + xx)];
                 }
             swapped[static_cast<std::size_t>(y * 20 + x)] = s;
         }

@@ -98,8 +98,7 @@ TEST_CASE("time limits: seconds more than 0, to the supervisor's milliseconds")
     CHECK(accepted(submitted({"--case-time-limit", "0.25"})).options.limits.case_limit ==
           std::chrono::milliseconds(250));
     // Far below a millisecond is still a limit, not none.
-    CHECK(accepted(submitted({"--case-time-limit", "1e-6"})).options.limits.case_limit ==
-          std::chrono::milliseconds(1));
+    CHECK(accepted(submitted({"--case-time-limit", "1e-6"})).options.limits.case_limit == std::chrono::milliseconds(1));
     refused(submitted({"--time-limit", "-5"}), "--time-limit");
     refused(submitted({"--time-limit", "0"}), "--time-limit");
     refused(submitted({"--time-limit", "30s"}), "--time-limit");

@@ -66,18 +66,30 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
     fs::create_directories(dir / "submission");
     for (const auto& [exercise, text] : files) std::ofstream(dir / "submission" / (exercise + ".cu")) << text << "\n";
     // The reference runner is fake_runner itself: without a behaviour trailer it is correct.
-    std::vector<std::string> command = {GRADE_EXECUTABLE, "--submission", (dir / "submission").string(),
-                                        "--nvcc", FAKE_NVCC, "--reference-runner", FAKE_RUNNER,
-                                        "--work-dir", (dir / "work").string(), "--output", (dir / "results.json").string(),
-                                        "--gradescope", (dir / "gradescope.json").string(),
-                                        "--case-time-limit", "5", "--reps", "5"};
+    std::vector<std::string> command = {GRADE_EXECUTABLE,
+                                        "--submission",
+                                        (dir / "submission").string(),
+                                        "--nvcc",
+                                        FAKE_NVCC,
+                                        "--reference-runner",
+                                        FAKE_RUNNER,
+                                        "--work-dir",
+                                        (dir / "work").string(),
+                                        "--output",
+                                        (dir / "results.json").string(),
+                                        "--gradescope",
+                                        (dir / "gradescope.json").string(),
+                                        "--case-time-limit",
+                                        "5",
+                                        "--reps",
+                                        "5"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), extra_args.begin(), extra_args.end());
     const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
     INFO(run.output);
     REQUIRE(run.status.ok());
-    GradeRun result{json::parse(std::ifstream(dir / "results.json")), json::parse(std::ifstream(dir / "gradescope.json")),
-                    run.output};
+    GradeRun result{json::parse(std::ifstream(dir / "results.json")),
+                    json::parse(std::ifstream(dir / "gradescope.json")), run.output};
     const auto errors = grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results);
     CHECK(errors.empty());
     return result;
@@ -102,12 +114,12 @@ int count_status(const json& e, const std::string& status)
 
 TEST_CASE("a hang is stopped by the time limit; the following cases and exercises still run")
 {
-    const GradeRun run = grade_fake("hang", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"},
-                                             {"scan_brent_kung", "// FAKE_RUNNER: hang_at:2"}},
-                                    {"--exercise", "scan_kogge_stone,scan_brent_kung,scan_hierarchical"});
+    const GradeRun run = grade_fake(
+        "hang", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}, {"scan_brent_kung", "// FAKE_RUNNER: hang_at:2"}},
+        {"--exercise", "scan_kogge_stone,scan_brent_kung,scan_hierarchical"});
     const json& ks = exercise(run, "scan_kogge_stone");
     CHECK(ks.at("status") == "graded");
-    CHECK(ks.at("correctness_points") == 8.0);   // speed points depend on this machine's load
+    CHECK(ks.at("correctness_points") == 8.0);  // speed points depend on this machine's load
     const json& bk = exercise(run, "scan_brent_kung");
     CHECK(bk.at("cases").at(2).at("status") == "timeout");
     CHECK(bk.at("cases").at(2).at("summary").get<std::string>().find("time limit") != std::string::npos);
@@ -132,9 +144,9 @@ TEST_CASE("a budget that runs out while a runner starts leaves the cases not run
 
 TEST_CASE("a compile error, a CUDA error and a crash each cost only their own case or exercise")
 {
-    const GradeRun run = grade_fake("errors", {{"scan_kogge_stone", "FAKE_COMPILE_ERROR"},
-                                               {"scan_brent_kung", "// FAKE_RUNNER: cuda_error_at:1"}},
-                                    {"--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const GradeRun run = grade_fake(
+        "errors", {{"scan_kogge_stone", "FAKE_COMPILE_ERROR"}, {"scan_brent_kung", "// FAKE_RUNNER: cuda_error_at:1"}},
+        {"--exercise", "scan_kogge_stone,scan_brent_kung"});
     const json& ks = exercise(run, "scan_kogge_stone");
     CHECK(ks.at("status") == "compile_error");
     CHECK(ks.at("compile_output").get<std::string>().find("error: expected a") != std::string::npos);
@@ -143,8 +155,8 @@ TEST_CASE("a compile error, a CUDA error and a crash each cost only their own ca
     CHECK(bk.at("cases").at(1).at("summary") == "cudaErrorIllegalAddress during launch");
     CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()) - 1);
 
-    const GradeRun crash = grade_fake("crash", {{"scan_kogge_stone", "// FAKE_RUNNER: crash_at:4"}},
-                                      {"--exercise", "scan_kogge_stone"});
+    const GradeRun crash =
+        grade_fake("crash", {{"scan_kogge_stone", "// FAKE_RUNNER: crash_at:4"}}, {"--exercise", "scan_kogge_stone"});
     const json& c = exercise(crash, "scan_kogge_stone").at("cases").at(4);
     CHECK(c.at("status") == "crashed");
     CHECK(c.at("summary").get<std::string>().find("SIGSEGV") != std::string::npos);
@@ -153,9 +165,10 @@ TEST_CASE("a compile error, a CUDA error and a crash each cost only their own ca
 
 TEST_CASE("printing a fake score sets nothing; a missing launcher is named")
 {
-    const GradeRun run = grade_fake("forgery", {{"scan_kogge_stone", "// FAKE_RUNNER: fake_score"},
-                                                {"scan_brent_kung", "// FAKE_RUNNER: no_launcher"}},
-                                    {"--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const GradeRun run = grade_fake(
+        "forgery",
+        {{"scan_kogge_stone", "// FAKE_RUNNER: fake_score"}, {"scan_brent_kung", "// FAKE_RUNNER: no_launcher"}},
+        {"--exercise", "scan_kogge_stone,scan_brent_kung"});
     const json& ks = exercise(run, "scan_kogge_stone");
     CHECK(ks.at("points") == 0.0);
     CHECK(count_status(ks, "wrong") == static_cast<int>(ks.at("cases").size()));
@@ -174,7 +187,7 @@ TEST_CASE("work hidden from the timing events is timed on the grader's clock")
     REQUIRE(c.at("status") == "pass");
     const json& t = c.at("timing");
     CHECK(t.at("student_event_ms").get<double>() == doctest::Approx(20.0));
-    CHECK(t.at("student_ms").get<double>() > 100.0);   // 200 ms launches, whatever the events say
+    CHECK(t.at("student_ms").get<double>() > 100.0);  // 200 ms launches, whatever the events say
     CHECK(t.at("reference_ms").get<double>() >= 20.0);
     CHECK(t.at("speedup_vs_reference").get<double>() < 0.5);
     CHECK(t.at("verified_reps").get<int>() >= 1);
@@ -213,7 +226,8 @@ TEST_CASE("speed that cannot be honest earns nothing: results replayed from an e
     const GradeRun fast = grade_fake("too_fast", {{"scan_kogge_stone", "// FAKE_RUNNER: too_fast"}},
                                      {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
     const json& f = exercise(fast, "scan_kogge_stone").at("cases").at(0);
-    CHECK(f.at("timing").at("note").get<std::string>().find("beyond the GPU's measured copy bandwidth") != std::string::npos);
+    CHECK(f.at("timing").at("note").get<std::string>().find("beyond the GPU's measured copy bandwidth") !=
+          std::string::npos);
     CHECK(exercise(fast, "scan_kogge_stone").at("speed_points") == 0.0);
 }
 
@@ -226,7 +240,7 @@ TEST_CASE("messages written into the grader's channel are a protocol error, neve
     CHECK(timed.at("label") == "n=10000000/int");
     CHECK(timed.at("status") == "protocol_error");
     CHECK(timed.at("summary").get<std::string>().find("does not answer the grader's command") != std::string::npos);
-    CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()) - 1);   // the rest ran on
+    CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()) - 1);  // the rest ran on
     CHECK(ks.at("speed_points") == 0.0);
 
     const GradeRun garbage = grade_fake("garbage_meta", {{"scan_kogge_stone", "// FAKE_RUNNER: garbage_meta"}},
@@ -263,10 +277,10 @@ TEST_CASE("submitted code runs in the sandbox, and no sandbox is an error of the
     CHECK_FALSE(fs::exists(test_dir("sandboxed") / "work" / "scan_kogge_stone"));
 
     const fs::path dir = test_dir("sandboxed");
-    const auto refused = harness::run_command({GRADE_EXECUTABLE, "--submission", (dir / "submission").string(),
-                                               "--nvcc", FAKE_NVCC, "--bwrap", "/nonexistent/bwrap", "--output",
-                                               (dir / "refused.json").string(), "--work-dir", (dir / "work2").string()},
-                                              std::chrono::seconds(60));
+    const auto refused = harness::run_command(
+        {GRADE_EXECUTABLE, "--submission", (dir / "submission").string(), "--nvcc", FAKE_NVCC, "--bwrap",
+         "/nonexistent/bwrap", "--output", (dir / "refused.json").string(), "--work-dir", (dir / "work2").string()},
+        std::chrono::seconds(60));
     CHECK(refused.status.kind == harness::ExitStatus::Kind::exited);
     CHECK(refused.status.code == 3);
     CHECK(refused.output.find("cannot sandbox submitted code") != std::string::npos);
@@ -282,10 +296,12 @@ TEST_CASE("a symbolic link instead of a file is refused")
     fs::remove_all(link_dir);
     fs::create_directories(link_dir);
     fs::create_symlink(dir / "scan_kogge_stone.cu", link_dir / "scan_kogge_stone.cu");
-    std::vector<std::string> command = {GRADE_EXECUTABLE, "--submission", link_dir.string(), "--exercise",
-                                        "scan_kogge_stone", "--nvcc", FAKE_NVCC, "--no-reference-timing",
-                                        "--work-dir", (link_dir / "work").string(), "--output",
-                                        (link_dir / "results.json").string()};
+    std::vector<std::string> command = {GRADE_EXECUTABLE,   "--submission",
+                                        link_dir.string(),  "--exercise",
+                                        "scan_kogge_stone", "--nvcc",
+                                        FAKE_NVCC,          "--no-reference-timing",
+                                        "--work-dir",       (link_dir / "work").string(),
+                                        "--output",         (link_dir / "results.json").string()};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     const auto run = harness::run_command(command, std::chrono::seconds(60));
     REQUIRE(run.status.ok());
@@ -304,8 +320,9 @@ TEST_CASE("one case by its label, and a usage error for an unknown one")
     CHECK(cases[0].at("detail").at("pattern") == "exclusive_scan");
     CHECK(cases[0].at("reproduce").get<std::string>().find("--case n=1025/int") != std::string::npos);
 
-    const auto bad = harness::run_command({GRADE_EXECUTABLE, "--submission", ".", "--exercise", "scan_kogge_stone",
-                                           "--case", "n=7/none"}, std::chrono::seconds(30));
+    const auto bad = harness::run_command(
+        {GRADE_EXECUTABLE, "--submission", ".", "--exercise", "scan_kogge_stone", "--case", "n=7/none"},
+        std::chrono::seconds(30));
     CHECK(bad.status.kind == harness::ExitStatus::Kind::exited);
     CHECK(bad.status.code == 2);
     CHECK(bad.output.find("no case 'n=7/none'") != std::string::npos);

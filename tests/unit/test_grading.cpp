@@ -55,7 +55,8 @@ nlohmann::json schema()
 TEST_CASE("correctness points are split over the cases; speed needs every case to pass")
 {
     Rubric rubric;
-    ExerciseResult e = graded({case_with(CaseStatus::pass), case_with(CaseStatus::pass), case_with(CaseStatus::wrong), case_with(CaseStatus::pass, true, 1.0)});
+    ExerciseResult e = graded({case_with(CaseStatus::pass), case_with(CaseStatus::pass), case_with(CaseStatus::wrong),
+                               case_with(CaseStatus::pass, true, 1.0)});
     score_exercise(rubric, e);
     CHECK(e.correctness_points == doctest::Approx(6.0));
     CHECK(e.speed_points == 0);
@@ -76,13 +77,13 @@ TEST_CASE("speed points: linear between the floor and full ratio, rounded to ste
     };
     CHECK(speed(2.0) == 2.0);
     CHECK(speed(0.8) == 2.0);
-    CHECK(speed(0.79) == 2.0);    // rounding to quarter points absorbs small noise near the top
+    CHECK(speed(0.79) == 2.0);  // rounding to quarter points absorbs small noise near the top
     CHECK(speed(0.525) == 1.0);
     CHECK(speed(0.25) == 0.0);
     CHECK(speed(0.1) == 0.0);
     ExerciseResult no_timing = graded({case_with(CaseStatus::pass, true, 0)});
     score_exercise(rubric, no_timing);
-    CHECK(no_timing.speed_points == 0);   // a timed case without a timing earns no speed points
+    CHECK(no_timing.speed_points == 0);  // a timed case without a timing earns no speed points
 }
 
 TEST_CASE("library use, statuses other than graded, and rubric overrides")
@@ -98,7 +99,8 @@ TEST_CASE("library use, statuses other than graded, and rubric overrides")
     CHECK(missing.points == 0);
     CHECK(missing.max_points == 10);
 
-    const Rubric custom = Rubric::from_json({{"correctness_points", 5}, {"speed_points", 5}, {"weight", {{"scan_kogge_stone", 2.0}}}});
+    const Rubric custom =
+        Rubric::from_json({{"correctness_points", 5}, {"speed_points", 5}, {"weight", {{"scan_kogge_stone", 2.0}}}});
     ExerciseResult w = graded({case_with(CaseStatus::pass, true, 1.0)});
     score_exercise(custom, w);
     CHECK(w.max_points == 20);
@@ -126,7 +128,9 @@ TEST_CASE("library detection reads code, not comments")
 
 TEST_CASE("library detection in the linked runner, whatever the source looked like")
 {
-    CHECK(detect_library_symbols(std::string("\x7f" "ELF ... _ZN3cub18CUB_300000_SM_9006detail ...")).at(0) == "CUB");
+    CHECK(detect_library_symbols(std::string("\x7f"
+                                             "ELF ... _ZN3cub18CUB_300000_SM_9006detail ..."))
+              .at(0) == "CUB");
     CHECK(detect_library_symbols("... _ZN6thrust20THRUST_300000_SM_900 ...").at(0) == "Thrust");
     CHECK(detect_library_symbols("_Z16scan_kogge_stonePKfPfi _ZN7harness6runner").empty());
 }
@@ -143,8 +147,8 @@ TEST_CASE("submission discovery: anywhere below, unique names, missing files")
     std::ofstream(dir / "notes.txt") << "scan_hierarchical.cu";
     std::ofstream(dir / "elsewhere.txt") << "//";
     fs::create_symlink(dir / "elsewhere.txt", dir / "part2" / "conv1d_tiled.cu");
-    const auto files = find_submission(dir.string(), {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical",
-                                                      "conv1d_tiled"});
+    const auto files =
+        find_submission(dir.string(), {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical", "conv1d_tiled"});
     REQUIRE(files.size() == 4);
     CHECK(files[3].symlink);
     CHECK_FALSE(files[0].symlink);
@@ -166,8 +170,10 @@ TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after
     CHECK(compile.find("nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_90 ") == 0);
     CHECK(compile.find("-MD -MF out/deps.d") != std::string::npos);
     CHECK(compile.find("-o out/submission.o a.cu") != std::string::npos);
-    const std::string link = joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
-    CHECK(link.find("-arch=sm_90 -cudart static -o out/runner /lib/grader_runner.o out/submission.o") != std::string::npos);
+    const std::string link =
+        joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
+    CHECK(link.find("-arch=sm_90 -cudart static -o out/runner /lib/grader_runner.o out/submission.o") !=
+          std::string::npos);
     CHECK(joined(symbols_command("out/submission.o")) == "nm -P -t d out/submission.o ");
     CHECK(default_toolchain("/opt/grader/bin/grade").runner_object == "/opt/grader/lib/grader_runner.o");
 }

@@ -21,13 +21,15 @@ using nlohmann::json;
 
 namespace {
 
-const json& results_schema() {
+const json& results_schema()
+{
     static const json schema = json::parse(std::ifstream(GRADER_SCHEMA_FILE));
     return schema;
 }
 
 // One graded exercise with a timed case (timing object) and an untimed one (timing null), as to_json writes it.
-json valid_report() {
+json valid_report()
+{
     grading::CaseResult timed;
     timed.label = "n=1024/int";
     timed.n = 1024;
@@ -53,7 +55,8 @@ json valid_report() {
     return grading::to_json(report);
 }
 
-std::string dump(const std::vector<SchemaError>& errors) {
+std::string dump(const std::vector<SchemaError>& errors)
+{
     std::string out;
     for (const auto& e : errors) out += "'" + e.instance_path + "': " + e.message + "\n";
     return out;
@@ -68,7 +71,8 @@ struct Violation {
 
 // Each breaks one constraint inside a $ref'd definition or at the top level; "exercise" and "case" are reached
 // through "#/$defs/...", so an error at their paths also proves the $ref is followed.
-const std::vector<Violation>& violations() {
+const std::vector<Violation>& violations()
+{
     static const std::vector<Violation> list = {
         {"type", [](json& d) { d["exercises"][0]["points"] = "10"; }, "/exercises/0/points", "'type'"},
         {"integer type", [](json& d) { d["exercises"][0]["cases"][1]["index"] = 1.5; }, "/exercises/0/cases/1/index",
@@ -84,13 +88,17 @@ const std::vector<Violation>& violations() {
         {"minLength", [](json& d) { d["exercises"][0]["cases"][1]["label"] = ""; }, "/exercises/0/cases/1/label",
          "no fewer than 1 characters"},
         {"pattern", [](json& d) { d["started_at"] = "2026-11-22 01:00"; }, "/started_at", "'pattern'"},
-        {"items", [](json& d) { d["exercises"][0]["library_use"] = {"cub", 3}; }, "/exercises/0/library_use/1",
-         "'type'"},
+        {"items",
+         [](json& d) {
+             d["exercises"][0]["library_use"] = {"cub", 3};
+         },
+         "/exercises/0/library_use/1", "'type'"},
     };
     return list;
 }
 
-bool has_error(const std::vector<SchemaError>& errors, const std::string& path, const std::string& message_part) {
+bool has_error(const std::vector<SchemaError>& errors, const std::string& path, const std::string& message_part)
+{
     for (const auto& e : errors)
         if (e.instance_path == path && e.message.find(message_part) != std::string::npos) return true;
     return false;
@@ -98,7 +106,8 @@ bool has_error(const std::vector<SchemaError>& errors, const std::string& path, 
 
 // Calls `visit` on the schema and every subschema reached through the keywords results.schema.json nests with.
 void for_each_subschema(const json& schema, const std::string& at,
-                        const std::function<void(const std::string&, const json&)>& visit) {
+                        const std::function<void(const std::string&, const json&)>& visit)
+{
     visit(at, schema);
     if (!schema.is_object()) return;
     for (const char* keyword : {"properties", "$defs"})
@@ -113,13 +122,15 @@ void for_each_subschema(const json& schema, const std::string& at,
 
 }  // namespace
 
-TEST_CASE("results.schema.json loads and a report as the grader writes it passes") {
+TEST_CASE("results.schema.json loads and a report as the grader writes it passes")
+{
     const auto errors = validate_json_schema(results_schema(), valid_report());
     INFO(dump(errors));
     CHECK(errors.empty());
 }
 
-TEST_CASE("each constraint the schema relies on rejects a document that breaks it, once, at its path") {
+TEST_CASE("each constraint the schema relies on rejects a document that breaks it, once, at its path")
+{
     for (const auto& v : violations()) {
         json doc = valid_report();
         v.apply(doc);
@@ -130,7 +141,8 @@ TEST_CASE("each constraint the schema relies on rejects a document that breaks i
     }
 }
 
-TEST_CASE("every violation in a document is reported, not just the first") {
+TEST_CASE("every violation in a document is reported, not just the first")
+{
     json doc = valid_report();
     for (const auto& v : violations()) v.apply(doc);  // each touches a different value
     const auto errors = validate_json_schema(results_schema(), doc);
@@ -139,7 +151,8 @@ TEST_CASE("every violation in a document is reported, not just the first") {
     for (const auto& v : violations()) CHECK(has_error(errors, v.instance_path, v.message_part));
 }
 
-TEST_CASE("a timing object breaking its $ref'd definition fails the timing anyOf (null or timing)") {
+TEST_CASE("a timing object breaking its $ref'd definition fails the timing anyOf (null or timing)")
+{
     json doc = valid_report();
     doc["exercises"][0]["cases"][0]["timing"]["reps"] = -1;
     doc["exercises"][0]["cases"][0]["timing"]["batches"] = 3;
@@ -151,14 +164,16 @@ TEST_CASE("a timing object breaking its $ref'd definition fails the timing anyOf
     CHECK(has_error(errors, timing + "/batches", "less than or equal to 2"));
 }
 
-TEST_CASE("instance paths escape '~' and '/' in property names") {
-    const auto errors = validate_json_schema(json::parse(R"({"additionalProperties": {"type": "integer"}})"),
-                                             json{{"a/b~c", "x"}});
+TEST_CASE("instance paths escape '~' and '/' in property names")
+{
+    const auto errors =
+        validate_json_schema(json::parse(R"({"additionalProperties": {"type": "integer"}})"), json{{"a/b~c", "x"}});
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].instance_path == "/a~1b~0c");
 }
 
-TEST_CASE("a schema valijson cannot use fails every document instead of passing it") {
+TEST_CASE("a schema valijson cannot use fails every document instead of passing it")
+{
     for (const char* schema : {R"({"type": "float"})", R"({"$ref": "#/$defs/missing"})", R"({"pattern": "("})"}) {
         const auto errors = validate_json_schema(json::parse(schema), "x");
         INFO(schema << "\n" << dump(errors));
@@ -168,13 +183,14 @@ TEST_CASE("a schema valijson cannot use fails every document instead of passing 
     }
 }
 
-TEST_CASE("results.schema.json uses only keywords proven above, and nothing beside a $ref") {
+TEST_CASE("results.schema.json uses only keywords proven above, and nothing beside a $ref")
+{
     // A keyword added to the schema belongs here only with a violation above proving valijson enforces it: an
     // unknown one (a 2020-12 novelty, a typo) is silently ignored. Draft 07, which valijson implements, also
     // ignores whatever sits beside a "$ref", and reads an array "items" as a tuple.
-    static const std::set<std::string> proven = {"type", "required", "enum", "const", "additionalProperties",
-                                                 "properties", "minimum", "maximum", "minLength", "pattern",
-                                                 "items", "$ref", "anyOf"};
+    static const std::set<std::string> proven = {
+        "type",    "required", "enum", "const", "additionalProperties", "properties", "minimum", "maximum", "minLength",
+        "pattern", "items",    "$ref", "anyOf"};
     static const std::set<std::string> annotations = {"$schema", "$id", "$defs", "title", "description"};
     for_each_subschema(results_schema(), "#", [&](const std::string& at, const json& schema) {
         if (schema.is_boolean()) return;

@@ -26,16 +26,21 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(GRADER_FIXTURE_DIR) + "/" + name; }
+std::string fixture(const std::string& name)
+{
+    return std::string(GRADER_FIXTURE_DIR) + "/" + name;
+}
 
-double seconds_since(Clock::time_point start) {
+double seconds_since(Clock::time_point start)
+{
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 // A fresh temporary file name, removed at the end of the test.
 struct TempFile {
     std::string path;
-    TempFile() {
+    TempFile()
+    {
         std::string pattern = "/tmp/harness-test-XXXXXX";
         int fd = ::mkstemp(pattern.data());
         REQUIRE(fd >= 0);
@@ -47,7 +52,8 @@ struct TempFile {
 };
 
 // Dead means gone from /proc, or a zombie waiting for whoever inherited it to reap it.
-bool is_dead(int pid) {
+bool is_dead(int pid)
+{
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
     if (!std::getline(stat, line)) return true;
@@ -56,7 +62,8 @@ bool is_dead(int pid) {
            (line[after_name + 2] == 'Z' || line[after_name + 2] == 'X');
 }
 
-bool dies_within(int pid, std::chrono::milliseconds limit) {
+bool dies_within(int pid, std::chrono::milliseconds limit)
+{
     auto deadline = Clock::now() + limit;
     while (!is_dead(pid)) {
         if (Clock::now() > deadline) return false;
@@ -66,7 +73,8 @@ bool dies_within(int pid, std::chrono::milliseconds limit) {
 }
 
 // Waits until fixture_hang has printed its grandchild's pid; returns it (0 if it never did).
-int grandchild_pid(const TempFile& output) {
+int grandchild_pid(const TempFile& output)
+{
     auto deadline = Clock::now() + 5s;
     while (Clock::now() < deadline) {
         std::string text = output.text();
@@ -78,7 +86,8 @@ int grandchild_pid(const TempFile& output) {
     return 0;
 }
 
-ExitStatus run_fixture(const std::string& name, std::vector<std::string> args = {}) {
+ExitStatus run_fixture(const std::string& name, std::vector<std::string> args = {})
+{
     harness::SpawnOptions options;
     options.argv = {fixture(name)};
     options.argv.insert(options.argv.end(), args.begin(), args.end());
@@ -87,7 +96,8 @@ ExitStatus run_fixture(const std::string& name, std::vector<std::string> args = 
 
 }  // namespace
 
-TEST_CASE("a normal exit reports the exit code") {
+TEST_CASE("a normal exit reports the exit code")
+{
     ExitStatus failed = run_fixture("fixture_exit_code", {"3"});
     CHECK(failed.kind == ExitStatus::Kind::exited);
     CHECK(failed.code == 3);
@@ -98,7 +108,8 @@ TEST_CASE("a normal exit reports the exit code") {
     CHECK(passed.ok());
 }
 
-TEST_CASE("a crash is reported with its signal, and its output is kept") {
+TEST_CASE("a crash is reported with its signal, and its output is kept")
+{
     TempFile output;
     harness::SpawnOptions options;
     options.argv = {fixture("fixture_crash")};
@@ -113,7 +124,8 @@ TEST_CASE("a crash is reported with its signal, and its output is kept") {
     CHECK(aborted.signal == SIGABRT);
 }
 
-TEST_CASE("a child that prints without end is stopped by the file-size limit") {
+TEST_CASE("a child that prints without end is stopped by the file-size limit")
+{
     TempFile output;
     harness::SpawnOptions options;
     options.argv = {fixture("fixture_flood")};
@@ -127,7 +139,8 @@ TEST_CASE("a child that prints without end is stopped by the file-size limit") {
     CHECK(output.text().find("debug line 0: still going") != std::string::npos);
 }
 
-TEST_CASE("a hang is killed at the deadline, grandchildren included") {
+TEST_CASE("a hang is killed at the deadline, grandchildren included")
+{
     TempFile output;
     harness::SpawnOptions options;
     options.argv = {fixture("fixture_hang")};
@@ -145,10 +158,11 @@ TEST_CASE("a hang is killed at the deadline, grandchildren included") {
     CHECK(waited < 3.0);
     CHECK(dies_within(grandchild, 2s));
     CHECK(is_dead(child.pid()));
-    CHECK(child.wait_until(Clock::now()).kind == ExitStatus::Kind::timed_out);   // remembered
+    CHECK(child.wait_until(Clock::now()).kind == ExitStatus::Kind::timed_out);  // remembered
 }
 
-TEST_CASE("kill_and_reap and the destructor end the whole group") {
+TEST_CASE("kill_and_reap and the destructor end the whole group")
+{
     int grandchild = 0;
     int pid = 0;
     {
@@ -160,7 +174,7 @@ TEST_CASE("kill_and_reap and the destructor end the whole group") {
         pid = child.pid();
         grandchild = grandchild_pid(output);
         REQUIRE(grandchild > 0);
-        Child moved = std::move(child);   // the moved-from child must not kill anything
+        Child moved = std::move(child);  // the moved-from child must not kill anything
         CHECK(moved.pid() == pid);
         CHECK_FALSE(is_dead(pid));
     }
@@ -176,7 +190,8 @@ TEST_CASE("kill_and_reap and the destructor end the whole group") {
     CHECK(is_dead(child.pid()));
 }
 
-TEST_CASE("a program that cannot start is reported as failed_to_start") {
+TEST_CASE("a program that cannot start is reported as failed_to_start")
+{
     harness::SpawnOptions options;
     options.argv = {"/nonexistent/grader-test-program"};
     ExitStatus missing = Child::spawn(options).wait_until(Clock::now() + 10s);
@@ -194,7 +209,8 @@ TEST_CASE("a program that cannot start is reported as failed_to_start") {
     CHECK(bad_dir.error.find("grader-test-dir") != std::string::npos);
 }
 
-TEST_CASE("environment, working directory and stdin of the child") {
+TEST_CASE("environment, working directory and stdin of the child")
+{
     ::setenv("GRADER_TEST_VALUE", "old", 1);
     ::setenv("GRADER_TEST_OTHER", "inherited", 1);
     TempFile output;
@@ -205,7 +221,7 @@ TEST_CASE("environment, working directory and stdin of the child") {
     options.output_file = output.path;
     ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 10s);
     CHECK(status.ok());
-    CHECK(output.text() == "new\ninherited\n/\n");   // cat read /dev/null: nothing
+    CHECK(output.text() == "new\ninherited\n/\n");  // cat read /dev/null: nothing
 
     // clear_env: extra_env is the whole environment.
     options.argv = {fixture("fixture_sandbox_probe"), "env"};
@@ -218,7 +234,8 @@ TEST_CASE("environment, working directory and stdin of the child") {
     CHECK(output.text() == "A=1\nB=x=y\n");
 }
 
-TEST_CASE("the child has fds 0-2, and 3 and 4 with a channel, nothing else") {
+TEST_CASE("the child has fds 0-2, and 3 and 4 with a channel, nothing else")
+{
     // A descriptor the grader leaves inheritable must not leak into a child anyway.
     int stray = ::open("/dev/null", O_RDONLY);
     REQUIRE(stray >= 0);
@@ -228,7 +245,7 @@ TEST_CASE("the child has fds 0-2, and 3 and 4 with a channel, nothing else") {
     options.output_file = output.path;
     CHECK(Child::spawn(options).wait_until(Clock::now() + 10s).ok());
     CHECK(output.text() == "fds: 0 1 2\n");
-    ::setenv("GRADER_CHANNEL_FD", "4", 1);   // the variable is gone: nothing sets or reads it
+    ::setenv("GRADER_CHANNEL_FD", "4", 1);  // the variable is gone: nothing sets or reads it
     options.create_channel = true;
     Child child = Child::spawn(options);
     CHECK(child.channel_fd() >= 0);
@@ -239,7 +256,8 @@ TEST_CASE("the child has fds 0-2, and 3 and 4 with a channel, nothing else") {
     ::close(stray);
 }
 
-TEST_CASE("the child reads commands from fd 3 and writes messages to fd 4") {
+TEST_CASE("the child reads commands from fd 3 and writes messages to fd 4")
+{
     harness::SpawnOptions options;
     options.argv = {"sh", "-c", "read line <&3; echo \"got $line\" >&4; echo \"${GRADER_CHANNEL_FD:-unset}\" >&4"};
     options.create_channel = true;
@@ -254,7 +272,8 @@ TEST_CASE("the child reads commands from fd 3 and writes messages to fd 4") {
     CHECK(child.wait_until(Clock::now() + 10s).ok());
 }
 
-TEST_CASE("resource limits are set in the child") {
+TEST_CASE("resource limits are set in the child")
+{
     TempFile output;
     harness::SpawnOptions options;
     options.argv = {"cat", "/proc/self/limits"};
@@ -284,8 +303,9 @@ TEST_CASE("resource limits are set in the child") {
     CHECK(soft["Max core file size"] == "0");
 }
 
-TEST_CASE("run_as_uid: a root grader's child drops to the given uid and gid") {
-    TempFile output;   // 0600, the grader's: the child opens it before it drops privileges
+TEST_CASE("run_as_uid: a root grader's child drops to the given uid and gid")
+{
+    TempFile output;  // 0600, the grader's: the child opens it before it drops privileges
     harness::SpawnOptions options;
     options.argv = {fixture("fixture_sandbox_probe"), "ids"};
     options.output_file = output.path;
@@ -300,10 +320,11 @@ TEST_CASE("run_as_uid: a root grader's child drops to the given uid and gid") {
     }
 }
 
-TEST_CASE("child_setup runs in the child; its failure is a failure to start") {
+TEST_CASE("child_setup runs in the child; its failure is a failure to start")
+{
     TempFile marker;
     ::unlink(marker.path.c_str());
-    const char* marker_path = marker.path.c_str();   // prepared before fork, as the child needs
+    const char* marker_path = marker.path.c_str();  // prepared before fork, as the child needs
     harness::SpawnOptions options;
     options.argv = {"sh", "-c", "exit 0"};
     options.child_setup = [marker_path] {
@@ -321,7 +342,8 @@ TEST_CASE("child_setup runs in the child; its failure is a failure to start") {
     CHECK(failed.error.find("cannot prepare the child") != std::string::npos);
 }
 
-TEST_CASE("exit_code_reports_signal: a wrapper's 128 + N is signal N") {
+TEST_CASE("exit_code_reports_signal: a wrapper's 128 + N is signal N")
+{
     harness::SpawnOptions options;
     options.argv = {"sh", "-c", "exit 139"};
     ExitStatus plain = Child::spawn(options).wait_until(Clock::now() + 10s);
@@ -340,7 +362,8 @@ TEST_CASE("exit_code_reports_signal: a wrapper's 128 + N is signal N") {
     CHECK(normal.code == 3);
 }
 
-TEST_CASE("the output file is never opened through a symbolic link") {
+TEST_CASE("the output file is never opened through a symbolic link")
+{
     TempFile target;
     std::ofstream(target.path) << "keep me";
     const std::string link = target.path + ".link";
@@ -355,10 +378,10 @@ TEST_CASE("the output file is never opened through a symbolic link") {
     CHECK(target.text() == "keep me");
 }
 
-TEST_CASE("run_command keeps the end of the output") {
+TEST_CASE("run_command keeps the end of the output")
+{
     auto result = harness::run_command(
-        {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done; echo oops >&2"},
-        10s, 100);
+        {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done; echo oops >&2"}, 10s, 100);
     CHECK(result.status.ok());
     CHECK(result.output.size() == 100);
     const std::string ending = "line1999\noops\n";
@@ -370,14 +393,16 @@ TEST_CASE("run_command keeps the end of the output") {
     CHECK(missing.status.kind == ExitStatus::Kind::failed_to_start);
 }
 
-TEST_CASE("run_command times out") {
+TEST_CASE("run_command times out")
+{
     auto result = harness::run_command({fixture("fixture_hang")}, 300ms);
     CHECK(result.status.kind == ExitStatus::Kind::timed_out);
     CHECK(result.seconds >= 0.29);
     CHECK(result.seconds < 3.0);
 }
 
-TEST_CASE("describe() says how a child ended") {
+TEST_CASE("describe() says how a child ended")
+{
     ExitStatus status;
     status.kind = ExitStatus::Kind::exited;
     status.code = 3;
@@ -401,7 +426,8 @@ TEST_CASE("describe() says how a child ended") {
     CHECK(status.describe() == "failed to start: cannot execute 'x': No such file or directory");
 }
 
-TEST_CASE("read_file_tail") {
+TEST_CASE("read_file_tail")
+{
     TempFile file;
     std::ofstream(file.path) << "0123456789";
     CHECK(harness::read_file_tail(file.path, 4) == "6789");
@@ -410,7 +436,8 @@ TEST_CASE("read_file_tail") {
     CHECK(harness::read_file_tail("/nonexistent/grader-test-file", 10).empty());
 }
 
-TEST_CASE("read_file_tail does not follow a symbolic link, nor read a FIFO") {
+TEST_CASE("read_file_tail does not follow a symbolic link, nor read a FIFO")
+{
     TempFile file;
     std::ofstream(file.path) << "a reference solution";
     const std::string link = file.path + ".link";
@@ -420,6 +447,6 @@ TEST_CASE("read_file_tail does not follow a symbolic link, nor read a FIFO") {
 
     const std::string fifo = file.path + ".fifo";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    CHECK(harness::read_file_tail(fifo, 100).empty());   // returns at once, no writer needed
+    CHECK(harness::read_file_tail(fifo, 100).empty());  // returns at once, no writer needed
     ::unlink(fifo.c_str());
 }

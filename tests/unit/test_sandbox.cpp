@@ -38,29 +38,38 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const harness::Sandbox* sandbox = nullptr;   // set by main
+const harness::Sandbox* sandbox = nullptr;  // set by main
 
 constexpr const char* probe = "fixture_sandbox_probe";
 
-std::string fixture(const std::string& name) { return std::string(GRADER_FIXTURE_DIR) + "/" + name; }
+std::string fixture(const std::string& name)
+{
+    return std::string(GRADER_FIXTURE_DIR) + "/" + name;
+}
 
 // A fresh directory only its owner may enter (0700, like /root), removed with what it holds.
 struct TempDir {
     std::string path;
-    TempDir() {
+    TempDir()
+    {
         std::string pattern = "/tmp/harness-sandbox-test-XXXXXX";
         REQUIRE(::mkdtemp(pattern.data()) != nullptr);
         path = pattern;
     }
-    ~TempDir() {
+    ~TempDir()
+    {
         std::error_code ignored;
         fs::remove_all(path, ignored);
     }
 };
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void write_text(const std::string& path, const std::string& text)
+{
+    std::ofstream(path) << text;
+}
 
-SandboxPolicy base_policy() {
+SandboxPolicy base_policy()
+{
     SandboxPolicy policy;
     policy.env = {"PATH=/usr/bin:/bin", "HOME=/tmp", "LC_ALL=C"};
     policy.tmp_bytes = 16 << 20;
@@ -69,7 +78,8 @@ SandboxPolicy base_policy() {
 
 // The spawn options that run fixture `name` with `args` in the sandbox, bound at /grader/NAME.
 SpawnOptions sandboxed(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy,
-                       const std::string& output_file, bool channel = false) {
+                       const std::string& output_file, bool channel = false)
+{
     SpawnOptions inner;
     inner.argv = {"/grader/" + name};
     inner.argv.insert(inner.argv.end(), args.begin(), args.end());
@@ -85,7 +95,8 @@ struct Outcome {
 };
 
 // Runs a fixture in the sandbox to its end; returns how it ended and what it printed.
-Outcome run(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy = base_policy()) {
+Outcome run(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy = base_policy())
+{
     TempDir logs;
     const std::string log = logs.path + "/output.log";
     Child child = Child::spawn(sandboxed(name, args, std::move(policy), log));
@@ -95,13 +106,18 @@ Outcome run(const std::string& name, const std::vector<std::string>& args, Sandb
     return outcome;
 }
 
-Outcome run_probe(const std::vector<std::string>& args, SandboxPolicy policy = base_policy()) {
+Outcome run_probe(const std::vector<std::string>& args, SandboxPolicy policy = base_policy())
+{
     return run(probe, args, std::move(policy));
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
 
-std::vector<std::string> lines(const std::string& text) {
+std::vector<std::string> lines(const std::string& text)
+{
     std::vector<std::string> result;
     std::istringstream stream(text);
     for (std::string line; std::getline(stream, line);) result.push_back(line);
@@ -110,7 +126,8 @@ std::vector<std::string> lines(const std::string& text) {
 
 // Reads `fd` until `until` has arrived (empty: until end of file) or the deadline passes.
 // `eof` says whether the stream ended: every copy of the write end is closed.
-std::string read_channel(int fd, const std::string& until, Clock::time_point deadline, bool& eof) {
+std::string read_channel(int fd, const std::string& until, Clock::time_point deadline, bool& eof)
+{
     std::string text;
     eof = false;
     while (until.empty() || !contains(text, until)) {
@@ -130,7 +147,8 @@ std::string read_channel(int fd, const std::string& until, Clock::time_point dea
 }
 
 // How many tasks (threads: what RLIMIT_NPROC counts) the real uid `uid` has on the host.
-int tasks_of(uid_t uid) {
+int tasks_of(uid_t uid)
+{
     int count = 0;
     DIR* proc = ::opendir("/proc");
     while (const dirent* entry = proc ? ::readdir(proc) : nullptr) {
@@ -146,11 +164,15 @@ int tasks_of(uid_t uid) {
 }
 
 // True when the sandbox runs bwrap as uid 65534 (the grader is root).
-bool runs_as_nobody() { return ::geteuid() == 0 && sandbox->enforces_process_limit(); }
+bool runs_as_nobody()
+{
+    return ::geteuid() == 0 && sandbox->enforces_process_limit();
+}
 
 }  // namespace
 
-TEST_CASE("the program runs as uid 65534 with only its own descriptors") {
+TEST_CASE("the program runs as uid 65534 with only its own descriptors")
+{
     Outcome ids = run_probe({"ids"});
     REQUIRE(ids.status.ok());
     // No supplementary group but (at most) its own.
@@ -163,7 +185,8 @@ TEST_CASE("the program runs as uid 65534 with only its own descriptors") {
     CHECK(fds.output == "fds: 0 1 2\n");
 }
 
-TEST_CASE("host files that are not mounted cannot be seen") {
+TEST_CASE("host files that are not mounted cannot be seen")
+{
     TempDir secret_dir;
     write_text(secret_dir.path + "/secret.txt", "the grader's secret");
     ::chmod((secret_dir.path + "/secret.txt").c_str(), 0644);
@@ -178,8 +201,9 @@ TEST_CASE("host files that are not mounted cannot be seen") {
     }
 }
 
-TEST_CASE("a source below a 0700 directory is bound read-only") {
-    TempDir private_dir;   // 0700, like a checkout under /root
+TEST_CASE("a source below a 0700 directory is bound read-only")
+{
+    TempDir private_dir;  // 0700, like a checkout under /root
     const std::string data = private_dir.path + "/data";
     fs::create_directory(data);
     ::chmod(data.c_str(), 0755);
@@ -203,7 +227,8 @@ TEST_CASE("a source below a 0700 directory is bound read-only") {
     CHECK(contains(overwrite.output, "write failed: EROFS"));
 }
 
-TEST_CASE("a writable mount is writable, /tmp is private and bounded") {
+TEST_CASE("a writable mount is writable, /tmp is private and bounded")
+{
     TempDir private_dir;
     const std::string work = private_dir.path + "/work";
     fs::create_directory(work);
@@ -217,7 +242,7 @@ TEST_CASE("a writable mount is writable, /tmp is private and bounded") {
     CHECK(write.output == "write: ok\n");
     REQUIRE(fs::exists(work + "/result.bin"));
     CHECK(fs::file_size(work + "/result.bin") == 1000);
-    struct stat info{};
+    struct stat info {};
     REQUIRE(::lstat((work + "/result.bin").c_str(), &info) == 0);
     // The program's files belong to uid 65534 on the host too when bwrap runs as uid 65534.
     if (runs_as_nobody()) CHECK(info.st_uid == 65534u);
@@ -234,12 +259,14 @@ TEST_CASE("a writable mount is writable, /tmp is private and bounded") {
         CAPTURE(path);
         Outcome elsewhere = run_probe({"write", path, "10"}, policy);
         CHECK(elsewhere.status.code == 1);
-        CHECK((contains(elsewhere.output, "write failed: EROFS") || contains(elsewhere.output, "write failed: EACCES")));
+        CHECK(
+            (contains(elsewhere.output, "write failed: EROFS") || contains(elsewhere.output, "write failed: EACCES")));
     }
     CHECK(run_probe({"write", "/dev/null", "10"}, policy).status.ok());
 }
 
-TEST_CASE("the program sees only its own PID namespace") {
+TEST_CASE("the program sees only its own PID namespace")
+{
     Outcome outcome = run_probe({"pids"});
     REQUIRE(outcome.status.ok());
     // bwrap's init (pid 1) and the program itself (pid 2): not the grader, nor anything else.
@@ -250,7 +277,8 @@ TEST_CASE("the program sees only its own PID namespace") {
     CHECK(contains(outcome.output, "self: 2\n"));
 }
 
-TEST_CASE("the program has no network") {
+TEST_CASE("the program has no network")
+{
     int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     REQUIRE(listener >= 0);
     sockaddr_in address{};
@@ -276,7 +304,8 @@ TEST_CASE("the program has no network") {
     ::close(listener);
 }
 
-TEST_CASE("the environment is exactly the policy's") {
+TEST_CASE("the environment is exactly the policy's")
+{
     ::setenv("GRADER_SANDBOX_TEST_SECRET", "leaked", 1);
     SandboxPolicy policy = base_policy();
     policy.env.push_back("ONLY_THIS=a=b c");
@@ -291,7 +320,8 @@ TEST_CASE("the environment is exactly the policy's") {
           std::multiset<std::string>(expected.begin(), expected.end()));
 }
 
-TEST_CASE("the command and channel descriptors reach the program") {
+TEST_CASE("the command and channel descriptors reach the program")
+{
     TempDir logs;
     Child child = Child::spawn(sandboxed(probe, {"echo"}, base_policy(), logs.path + "/echo.log", true));
     REQUIRE(child.command_fd() >= 0);
@@ -310,7 +340,8 @@ TEST_CASE("the command and channel descriptors reach the program") {
     CHECK(harness::read_file_tail(logs.path + "/fds.log", 4096) == "fds: 0 1 2 3 4\n");
 }
 
-TEST_CASE("a crash inside is reported as the signal") {
+TEST_CASE("a crash inside is reported as the signal")
+{
     Outcome crash = run("fixture_crash", {});
     CHECK(crash.status.kind == ExitStatus::Kind::signaled);
     CHECK(crash.status.signal == SIGSEGV);
@@ -326,7 +357,8 @@ TEST_CASE("a crash inside is reported as the signal") {
     CHECK(exit3.status.code == 3);
 }
 
-TEST_CASE("the file-size limit holds inside") {
+TEST_CASE("the file-size limit holds inside")
+{
     SandboxPolicy policy = base_policy();
     policy.limits.max_file_bytes = 1 << 20;
     Outcome flood = run("fixture_flood", {}, policy);
@@ -336,7 +368,8 @@ TEST_CASE("the file-size limit holds inside") {
     CHECK(contains(flood.output, "debug line 0: still going"));
 }
 
-TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies") {
+TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies")
+{
     if (!sandbox->enforces_process_limit()) {
         const std::string why = "not run: " + sandbox->describe();
         WARN_MESSAGE(false, why);
@@ -370,7 +403,8 @@ TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies") {
     CHECK(Child::spawn(after).wait_until(Clock::now() + 30s).ok());
 }
 
-TEST_CASE("a daemon does not outlive the program") {
+TEST_CASE("a daemon does not outlive the program")
+{
     TempDir logs;
     Child child = Child::spawn(sandboxed(probe, {"daemon", "exit"}, base_policy(), logs.path + "/daemon.log", true));
     bool eof = false;
@@ -381,7 +415,8 @@ TEST_CASE("a daemon does not outlive the program") {
     CHECK(eof);
 }
 
-TEST_CASE("killing the sandbox's process group ends everything inside") {
+TEST_CASE("killing the sandbox's process group ends everything inside")
+{
     TempDir logs;
     Child child = Child::spawn(sandboxed(probe, {"daemon", "stay"}, base_policy(), logs.path + "/daemon.log", true));
     bool eof = false;
@@ -392,7 +427,8 @@ TEST_CASE("killing the sandbox's process group ends everything inside") {
     CHECK(eof);
 }
 
-TEST_CASE("with gpu, /sys and every /dev/nvidia* node are there") {
+TEST_CASE("with gpu, /sys and every /dev/nvidia* node are there")
+{
     SandboxPolicy policy = base_policy();
     policy.gpu = true;
     Outcome dev = run_probe({"list", "/dev"}, policy);
@@ -409,7 +445,8 @@ TEST_CASE("with gpu, /sys and every /dev/nvidia* node are there") {
     CHECK_FALSE(run_probe({"list", "/sys/devices"}).status.ok());
 }
 
-TEST_CASE("bwrap itself may lie below a 0700 directory") {
+TEST_CASE("bwrap itself may lie below a 0700 directory")
+{
     TempDir private_dir;
     const std::string copy = private_dir.path + "/bwrap";
     fs::copy_file(sandbox->bwrap(), copy);
@@ -418,7 +455,7 @@ TEST_CASE("bwrap itself may lie below a 0700 directory") {
     std::optional<harness::Sandbox> found = harness::Sandbox::find(why, copy);
     REQUIRE_MESSAGE(found, why);
     CHECK(found->bwrap() == copy);
-    CHECK(found->enforces_process_limit() == sandbox->enforces_process_limit());   // no fallback to root
+    CHECK(found->enforces_process_limit() == sandbox->enforces_process_limit());  // no fallback to root
     TempDir logs;
     SpawnOptions inner;
     inner.argv = {"/grader/probe", "ids"};
@@ -429,7 +466,8 @@ TEST_CASE("bwrap itself may lie below a 0700 directory") {
     CHECK(contains(harness::read_file_tail(inner.output_file, 4096), "uid 65534 gid 65534"));
 }
 
-TEST_CASE("wrap refuses links and relative paths; find explains what is missing") {
+TEST_CASE("wrap refuses links and relative paths; find explains what is missing")
+{
     TempDir dir;
     write_text(dir.path + "/real.txt", "x");
     fs::create_symlink(dir.path + "/real.txt", dir.path + "/link.txt");
@@ -456,14 +494,14 @@ TEST_CASE("wrap refuses links and relative paths; find explains what is missing"
     CHECK(sandbox->describe().rfind("bubblewrap ", 0) == 0);
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv)
+{
     std::string why;
     std::optional<harness::Sandbox> found = harness::Sandbox::find(why);
     if (!found) {
         // If bwrap does make namespaces here, the failure is find()'s own: fail, do not skip.
-        auto bare = harness::run_command({"bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind",
-                                          "/", "/", "true"},
-                                         60s);
+        auto bare = harness::run_command(
+            {"bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"}, 60s);
         if (bare.status.ok()) {
             std::printf("test_sandbox: FAILED: bwrap works here, yet Sandbox::find says: %s\n", why.c_str());
             return 1;

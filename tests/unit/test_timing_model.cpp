@@ -4,9 +4,9 @@
 
 #include "grading/timing_model.hpp"
 
-using grading::detail::Allowance;
 using grading::detail::accepted_ms;
 using grading::detail::accepted_times;
+using grading::detail::Allowance;
 using grading::detail::allowance_from;
 using grading::detail::median_absolute_deviation;
 using harness::TimedRep;
@@ -27,7 +27,7 @@ TimedRep rep(double prepare, double launch, double checksum, double event, bool 
 // A reference whose launch round trip is its kernel (0.100 ms) plus 0.020 ms, with a little jitter.
 std::vector<TimedRep> reference_reps()
 {
-    std::vector<TimedRep> reps = {rep(5, 5, 5, 5, true)};   // a warm-up: ignored
+    std::vector<TimedRep> reps = {rep(5, 5, 5, 5, true)};  // a warm-up: ignored
     for (int k = 0; k < 25; ++k) {
         const double jitter = 0.001 * (k % 5);
         reps.push_back(rep(0.200 + jitter, 0.120 + jitter, 0.050 + jitter, 0.100));

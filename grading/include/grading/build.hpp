@@ -31,9 +31,9 @@ namespace grading {
 
 struct SubmissionFile {
     std::string exercise;
-    std::string path;                  // empty: not submitted
-    std::vector<std::string> duplicates;   // more than one file with the name: ambiguous
-    bool symlink = false;              // a link, possibly to a file outside the submission
+    std::string path;                     // empty: not submitted
+    std::vector<std::string> duplicates;  // more than one file with the name: ambiguous
+    bool symlink = false;                 // a link, possibly to a file outside the submission
 };
 
 // Looks for <exercise>.cu anywhere below `directory` for each exercise named.
@@ -48,23 +48,23 @@ std::vector<std::string> detect_library_use(const std::string& source);
 std::vector<std::string> detect_library_symbols(const std::string& executable_bytes);
 
 struct Toolchain {
-    std::string nvcc;                  // compiler; its root (nvcc's ../) holds the CUDA headers
-    std::string arch;                  // e.g. "90" for sm_90
-    std::string runner_object;         // lib/grader_runner.o: the runner and harness_core, one object
-    std::chrono::seconds compile_limit{180};   // per step (compile, link)
+    std::string nvcc;                         // compiler; its root (nvcc's ../) holds the CUDA headers
+    std::string arch;                         // e.g. "90" for sm_90
+    std::string runner_object;                // lib/grader_runner.o: the runner and harness_core, one object
+    std::chrono::seconds compile_limit{180};  // per step (compile, link)
 };
 
 // Where `grade` finds the compiler and the runner object when nothing overrides them.
 Toolchain default_toolchain(const std::string& grade_executable);
 
 struct BuildResult {
-    bool ok = false;                   // a runner was linked at `executable`
+    bool ok = false;  // a runner was linked at `executable`
     std::string executable;
-    std::string output;                // compiler and linker messages
-    std::string failure;               // when !ok and invalid is empty: "compile error", ...
-    std::string invalid;               // non-empty: an invalid_submission, this one-line message (ok is false)
-    std::vector<std::string> library_use;    // "CUB", "Thrust", ...: from the headers read and the runner's symbols
-    std::vector<std::string> dependencies;   // every file the compile read, as the compiler listed them
+    std::string output;                     // compiler and linker messages
+    std::string failure;                    // when !ok and invalid is empty: "compile error", ...
+    std::string invalid;                    // non-empty: an invalid_submission, this one-line message (ok is false)
+    std::vector<std::string> library_use;   // "CUB", "Thrust", ...: from the headers read and the runner's symbols
+    std::vector<std::string> dependencies;  // every file the compile read, as the compiler listed them
     double seconds = 0;
 };
 
@@ -102,8 +102,8 @@ std::vector<std::string> header_roots(const std::string& toolchain_root);
 std::string library_of_header(const std::string& path_below_root);
 
 struct DependencyCheck {
-    std::vector<std::string> library_use;   // in the order their first header was read
-    std::vector<std::string> outside;       // files neither the source nor under a header root (real paths)
+    std::vector<std::string> library_use;  // in the order their first header was read
+    std::vector<std::string> outside;      // files neither the source nor under a header root (real paths)
 };
 // `source` is the source as the compiler was given it. Paths are resolved (symbolic links, "..")
 // before they are compared with the roots, so a path built by macros is judged by where it leads.
@@ -121,12 +121,12 @@ std::vector<Symbol> parse_nm(const std::string& text);
 // and of the C/C++ runtime libraries the link uses.
 struct ForbiddenSymbols {
     struct Definition {
-        bool weak_only = true;         // every definer defines it weakly
-        std::string owner;             // who defines it, for the message
+        bool weak_only = true;  // every definer defines it weakly
+        std::string owner;      // who defines it, for the message
     };
-    std::map<std::string, std::string> referenced;   // name -> who calls it (the runner, the CUDA runtime)
-    std::map<std::string, Definition> defined;       // name -> its definitions elsewhere in the link
-    std::vector<std::string> launcher_prefixes;      // "_Z16scan_kogge_stone": the contract's launchers
+    std::map<std::string, std::string> referenced;  // name -> who calls it (the runner, the CUDA runtime)
+    std::map<std::string, Definition> defined;      // name -> its definitions elsewhere in the link
+    std::vector<std::string> launcher_prefixes;     // "_Z16scan_kogge_stone": the contract's launchers
 };
 // Reads the runner object, <root>'s libcudart_static.a and the C/C++ runtime libraries the host
 // compiler finds (g++ -print-file-name: libc, libstdc++, libgcc_s, libpthread, libdl, librt) with

@@ -17,15 +17,15 @@ namespace grading {
 
 struct GradeOptions {
     std::string submission;
-    std::vector<std::string> exercises;   // in order; all of CONTRACT.md by default
-    std::string case_label;               // only this case (with one exercise)
+    std::vector<std::string> exercises;  // in order; all of CONTRACT.md by default
+    std::string case_label;              // only this case (with one exercise)
     std::string work_dir = "grader-work";
-    std::string reference_runner;         // built from reference/; empty: no reference timing (the
-                                          // reference runner is the grader's own program: it runs
-                                          // outside the sandbox and measures the GPU at the start)
-    const harness::Sandbox* sandbox = nullptr;   // nullptr: --no-sandbox (trusted code only)
-    std::string grade_command = "grade";  // how reports tell a student to rerun one case
-    bool keep_work = false;               // keep runners and logs under work_dir after grading
+    std::string reference_runner;               // built from reference/; empty: no reference timing (the
+                                                // reference runner is the grader's own program: it runs
+                                                // outside the sandbox and measures the GPU at the start)
+    const harness::Sandbox* sandbox = nullptr;  // nullptr: --no-sandbox (trusted code only)
+    std::string grade_command = "grade";        // how reports tell a student to rerun one case
+    bool keep_work = false;                     // keep runners and logs under work_dir after grading
     Toolchain toolchain;
     int compile_jobs = 4;
     harness::SupervisorLimits limits;

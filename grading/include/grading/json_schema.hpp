@@ -11,8 +11,8 @@
 namespace grading {
 
 struct SchemaError {
-    std::string instance_path;   // JSON pointer into the document, e.g. "/exercises/0/points"
-    std::string message;         // e.g. "Missing required property 'status'."
+    std::string instance_path;  // JSON pointer into the document, e.g. "/exercises/0/points"
+    std::string message;        // e.g. "Missing required property 'status'."
 };
 
 // Validates `document` against `schema`; returns every error found (empty: valid). A schema valijson cannot

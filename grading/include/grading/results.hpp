@@ -19,23 +19,23 @@ constexpr int results_schema_version = 3;
 // A speed case's time. The student's figures are the grader's accepted times
 // (grading/src/timing_model.hpp): CUDA events where the grader's own clock confirms them.
 struct TimingResult {
-    double student_ms = 0;          // median accepted time of the timed repetitions
-    double student_event_ms = 0;    // median of the CUDA-event times the runner reported
-    double student_round_trip_ms = 0;   // median launch round trip on the grader's clock
-    double reference_ms = 0;        // the hidden reference's median, same case, same GPU, just before
+    double student_ms = 0;             // median accepted time of the timed repetitions
+    double student_event_ms = 0;       // median of the CUDA-event times the runner reported
+    double student_round_trip_ms = 0;  // median launch round trip on the grader's clock
+    double reference_ms = 0;           // the hidden reference's median, same case, same GPU, just before
     double reference_event_ms = 0;
-    double launch_overhead_allowance_ms = 0;   // round trip minus events allowed, from the reference
-    double cpu_ms = 0;              // a single-threaded CPU version, median of a few runs
-    double speedup_vs_reference = 0;  // reference_ms / student_ms (1 = as fast as the reference)
+    double launch_overhead_allowance_ms = 0;  // round trip minus events allowed, from the reference
+    double cpu_ms = 0;                        // a single-threaded CPU version, median of a few runs
+    double speedup_vs_reference = 0;          // reference_ms / student_ms (1 = as fast as the reference)
     double speedup_vs_cpu = 0;
-    double bandwidth_gb_s = 0;      // minimum bytes the exercise must move / student_ms
+    double bandwidth_gb_s = 0;  // minimum bytes the exercise must move / student_ms
     double reference_bandwidth_gb_s = 0;
-    double fraction_of_copy = 0;    // bandwidth_gb_s / the grader's measured copy bandwidth
+    double fraction_of_copy = 0;  // bandwidth_gb_s / the grader's measured copy bandwidth
     int reps = 0, warmups = 0;
-    int batches = 0;                // 2 when the grader's clock disagreed with the first batch
-    int verified_reps = 0;          // repetitions whose output the grader checked, picked afterwards
-    std::vector<double> student_samples_ms, reference_samples_ms;   // accepted times, in order
-    std::string note;               // why a number is missing or was not taken as reported
+    int batches = 0;        // 2 when the grader's clock disagreed with the first batch
+    int verified_reps = 0;  // repetitions whose output the grader checked, picked afterwards
+    std::vector<double> student_samples_ms, reference_samples_ms;  // accepted times, in order
+    std::string note;  // why a number is missing or was not taken as reported
 };
 
 struct CaseResult {
@@ -47,24 +47,24 @@ struct CaseResult {
     std::uint64_t seed = 0;
     bool timed = false;
     CaseStatus status = CaseStatus::not_run;
-    double seconds = 0;             // waited on the runner: case_begin to case_end, as the grader saw it
-    double check_seconds = 0;       // spent in the grader: inputs and golden results again, the check
+    double seconds = 0;        // waited on the runner: case_begin to case_end, as the grader saw it
+    double check_seconds = 0;  // spent in the grader: inputs and golden results again, the check
     std::string summary;
     std::vector<std::string> findings;
     nlohmann::json detail = nlohmann::json::object();
     std::optional<TimingResult> timing;
-    std::string reproduce;          // the command that reruns just this case
+    std::string reproduce;  // the command that reruns just this case
 };
 
 struct ExerciseResult {
     std::string name;
     ExerciseStatus status = ExerciseStatus::not_submitted;
-    std::string source;             // the submitted file, if any
-    std::string message;            // one line on the status
+    std::string source;   // the submitted file, if any
+    std::string message;  // one line on the status
     std::string compile_output;
     double compile_seconds = 0;
-    std::vector<std::string> library_use;   // CUB/Thrust/... found in the source
-    std::string runner_output;      // tail of what the student's code printed (never parsed)
+    std::vector<std::string> library_use;  // CUB/Thrust/... found in the source
+    std::string runner_output;             // tail of what the student's code printed (never parsed)
     std::vector<CaseResult> cases;
     double correctness_points = 0, speed_points = 0, points = 0, max_points = 0;
     double seconds = 0;
@@ -72,11 +72,11 @@ struct ExerciseResult {
 
 struct GradeReport {
     std::string grader_version;
-    std::string started_at;         // ISO 8601 UTC
+    std::string started_at;  // ISO 8601 UTC
     std::string submission;
     std::string device, compute_capability;
-    nlohmann::json calibration = nlohmann::json::object();   // the reference runner's measurement of the GPU
-    std::string sandbox;            // what isolated submitted code: "bubblewrap 0.8.0 ..." or "none (--no-sandbox)"
+    nlohmann::json calibration = nlohmann::json::object();  // the reference runner's measurement of the GPU
+    std::string sandbox;  // what isolated submitted code: "bubblewrap 0.8.0 ..." or "none (--no-sandbox)"
     std::vector<ExerciseResult> exercises;
     double points = 0, max_points = 0;
     double seconds = 0;

@@ -15,24 +15,24 @@ namespace grading {
 
 // What happened to an exercise as a whole.
 enum class ExerciseStatus {
-    graded,               // it ran: its cases have their own statuses
-    not_submitted,        // no <exercise>.cu in the submission
-    compile_error,        // nvcc refused it (or ran out of time)
-    missing_launcher,     // it compiled, but defines no launcher with the contract's signature
-    invalid_submission,   // a forbidden header or symbol, several files of that name, ...
-    runner_failed,        // the runner never got to run a case (did not start, ended at once)
+    graded,              // it ran: its cases have their own statuses
+    not_submitted,       // no <exercise>.cu in the submission
+    compile_error,       // nvcc refused it (or ran out of time)
+    missing_launcher,    // it compiled, but defines no launcher with the contract's signature
+    invalid_submission,  // a forbidden header or symbol, several files of that name, ...
+    runner_failed,       // the runner never got to run a case (did not start, ended at once)
 };
 
 // What happened to one case.
 enum class CaseStatus {
-    pass,             // correct, and nothing written outside `out`
-    wrong,            // a wrong output or a write outside it; the findings say what
-    cuda_error,       // the launcher left a CUDA error
-    exception,        // a C++ exception escaped the launcher
-    crashed,          // the runner process died (a signal or an exit)
-    timeout,          // stopped by the case's time limit
-    protocol_error,   // the runner said something it was not asked
-    not_run,          // the exercise's time ran out, or an earlier case ended the runner
+    pass,            // correct, and nothing written outside `out`
+    wrong,           // a wrong output or a write outside it; the findings say what
+    cuda_error,      // the launcher left a CUDA error
+    exception,       // a C++ exception escaped the launcher
+    crashed,         // the runner process died (a signal or an exit)
+    timeout,         // stopped by the case's time limit
+    protocol_error,  // the runner said something it was not asked
+    not_run,         // the exercise's time ran out, or an earlier case ended the runner
 };
 
 // Every value with its text, in declaration order: the one place a spelling is written.
@@ -82,8 +82,14 @@ std::optional<Status> status_from_text(std::string_view text)
 }
 
 // nlohmann/json finds these by argument-dependent lookup: json j = status; j.get<CaseStatus>().
-inline void to_json(nlohmann::json& j, ExerciseStatus s) { j = to_text(s); }
-inline void to_json(nlohmann::json& j, CaseStatus s) { j = to_text(s); }
+inline void to_json(nlohmann::json& j, ExerciseStatus s)
+{
+    j = to_text(s);
+}
+inline void to_json(nlohmann::json& j, CaseStatus s)
+{
+    j = to_text(s);
+}
 template <typename Status>
 void status_from_json(const nlohmann::json& j, Status& s)
 {
@@ -91,10 +97,22 @@ void status_from_json(const nlohmann::json& j, Status& s)
     if (!parsed) throw std::invalid_argument("unknown status '" + j.get<std::string>() + "'");
     s = *parsed;
 }
-inline void from_json(const nlohmann::json& j, ExerciseStatus& s) { status_from_json(j, s); }
-inline void from_json(const nlohmann::json& j, CaseStatus& s) { status_from_json(j, s); }
+inline void from_json(const nlohmann::json& j, ExerciseStatus& s)
+{
+    status_from_json(j, s);
+}
+inline void from_json(const nlohmann::json& j, CaseStatus& s)
+{
+    status_from_json(j, s);
+}
 
-inline std::ostream& operator<<(std::ostream& out, ExerciseStatus s) { return out << to_text(s); }
-inline std::ostream& operator<<(std::ostream& out, CaseStatus s) { return out << to_text(s); }
+inline std::ostream& operator<<(std::ostream& out, ExerciseStatus s)
+{
+    return out << to_text(s);
+}
+inline std::ostream& operator<<(std::ostream& out, CaseStatus s)
+{
+    return out << to_text(s);
+}
 
 }  // namespace grading

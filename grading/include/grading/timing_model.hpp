@@ -22,8 +22,8 @@
 namespace grading::detail {
 
 struct Allowance {
-    double launch_overhead_ms = 0.05;   // launch round trip minus events, at most, when honest
-    double prepare_ms = 1e300;          // prepare round trip, at most, when honest
+    double launch_overhead_ms = 0.05;  // launch round trip minus events, at most, when honest
+    double prepare_ms = 1e300;         // prepare round trip, at most, when honest
     double checksum_ms = 1e300;
 };
 

@@ -15,8 +15,8 @@ namespace harness::detail {
 enum class Mark : std::uint8_t { ok, wrong, unwritten, nan, guard_copy };
 
 struct ArrayComparison {
-    std::vector<double> actual;           // output values (NaN where not a number)
-    std::vector<Mark> marks;              // one per output element
+    std::vector<double> actual;  // output values (NaN where not a number)
+    std::vector<Mark> marks;     // one per output element
     std::int64_t bad = 0, wrong = 0, unwritten = 0, nan = 0, guard_copy = 0;
     std::int64_t first_bad = -1, last_bad = -1;
 };

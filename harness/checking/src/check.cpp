@@ -26,19 +26,27 @@ void compare_typed(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bi
         cmp.actual[i] = static_cast<double>(value);
         const double want = expected.value[i];
         Mark mark = Mark::ok;
-        if (bits == unwritten_bits) mark = Mark::unwritten;
-        else if (bits == guard_bits) mark = Mark::guard_copy;
-        else if (std::isnan(value)) mark = std::isnan(want) ? Mark::ok : Mark::nan;
-        else if (!(std::fabs(cmp.actual[i] - want) <= expected.tolerance_at(i))) mark = Mark::wrong;
+        if (bits == unwritten_bits)
+            mark = Mark::unwritten;
+        else if (bits == guard_bits)
+            mark = Mark::guard_copy;
+        else if (std::isnan(value))
+            mark = std::isnan(want) ? Mark::ok : Mark::nan;
+        else if (!(std::fabs(cmp.actual[i] - want) <= expected.tolerance_at(i)))
+            mark = Mark::wrong;
         cmp.marks[i] = mark;
         if (mark == Mark::ok) continue;
         ++cmp.bad;
         if (cmp.first_bad < 0) cmp.first_bad = static_cast<std::int64_t>(i);
         cmp.last_bad = static_cast<std::int64_t>(i);
-        if (mark == Mark::wrong) ++cmp.wrong;
-        else if (mark == Mark::unwritten) ++cmp.unwritten;
-        else if (mark == Mark::nan) ++cmp.nan;
-        else ++cmp.guard_copy;
+        if (mark == Mark::wrong)
+            ++cmp.wrong;
+        else if (mark == Mark::unwritten)
+            ++cmp.unwritten;
+        else if (mark == Mark::nan)
+            ++cmp.nan;
+        else
+            ++cmp.guard_copy;
     }
 }
 
@@ -68,19 +76,20 @@ void check_zone_pair(const std::uint8_t* front_zone, const std::uint8_t* back_zo
     const auto front = damaged_zone(front_zone, type, pattern);
     const auto back = damaged_zone(back_zone, type, pattern);
     if (!front.empty()) {
-        const std::int64_t lowest = front.front() - guard_elements;   // negative index
+        const std::int64_t lowest = front.front() - guard_elements;  // negative index
         d.findings.push_back("wrote " + with_commas(static_cast<std::int64_t>(front.size())) +
-                             " element(s) before the start of `" + buffer + "` (lowest index " + std::to_string(lowest) +
-                             "): an index computed below 0 is not guarded");
+                             " element(s) before the start of `" + buffer + "` (lowest index " +
+                             std::to_string(lowest) + "): an index computed below 0 is not guarded");
         d.detail["writes_outside"][buffer]["before"] = {{"count", front.size()}, {"lowest_index", lowest}};
     }
     if (!back.empty()) {
         const std::int64_t first = length + back.front();
-        d.findings.push_back("wrote " + with_commas(static_cast<std::int64_t>(back.size())) + " element(s) past the end of `" +
-                             buffer + "` (first at index " + with_commas(first) + ", the buffer has " +
-                             with_commas(length) + (buffer == "scratch" ? "): keep within the scratch length the contract "
-                                                                          "guarantees (docs/CONTRACT.md)"
-                                                                        : "): guard the store with `if (i < n)`"));
+        d.findings.push_back("wrote " + with_commas(static_cast<std::int64_t>(back.size())) +
+                             " element(s) past the end of `" + buffer + "` (first at index " + with_commas(first) +
+                             ", the buffer has " + with_commas(length) +
+                             (buffer == "scratch" ? "): keep within the scratch length the contract "
+                                                    "guarantees (docs/CONTRACT.md)"
+                                                  : "): guard the store with `if (i < n)`"));
         d.detail["writes_outside"][buffer]["after"] = {{"count", back.size()}, {"first_index", first}};
     }
 }
@@ -111,8 +120,7 @@ ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expe
     return cmp;
 }
 
-void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, const CaseInputs& inputs,
-                  Diagnosis& d)
+void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, const CaseInputs& inputs, Diagnosis& d)
 {
     const bool f64 = type == ElementType::f64;
     const std::size_t element = element_bytes(type);
@@ -134,8 +142,7 @@ void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, con
                                 : "";
         d.findings.push_back("the input was modified" + where +
                              ": a launcher must not write to its inputs; use `scratch` or shared memory");
-        d.detail["input_modified"] = {{"first_index", raw.input_first_changed},
-                                      {"count", raw.input_changed_elements}};
+        d.detail["input_modified"] = {{"first_index", raw.input_first_changed}, {"count", raw.input_changed_elements}};
     }
 }
 
@@ -162,15 +169,17 @@ void describe_sections(const ArrayComparison& cmp, std::int64_t section, const c
     std::ostringstream where;
     where << "wrong elements lie in " << with_commas(bad_sections) << " of " << with_commas(sections) << " " << word
           << "s of " << section << " elements";
-    if (bad_sections == 1) where << " (only " << word << " " << first << ")";
+    if (bad_sections == 1)
+        where << " (only " << word << " " << first << ")";
     else if (first > 0 && bad_sections == last - first + 1 && last == sections - 1)
         where << ": every " << word << " from " << first << " on, and none before";
-    else where << " (" << word << "s " << first << " to " << last << ")";
+    else
+        where << " (" << word << "s " << first << " to " << last << ")";
     if (min_offset > 0 || max_offset < section - 1)
         where << "; within a " << word << " only offsets " << min_offset << " to " << max_offset << " are wrong";
     d.findings.push_back(where.str());
-    d.detail["sections"] = {{"size", section},       {"total", sections},         {"bad", bad_sections},
-                            {"first_bad", first},     {"last_bad", last},          {"min_offset", min_offset},
+    d.detail["sections"] = {{"size", section},         {"total", sections}, {"bad", bad_sections},
+                            {"first_bad", first},      {"last_bad", last},  {"min_offset", min_offset},
                             {"max_offset", max_offset}};
 }
 
@@ -190,10 +199,14 @@ RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>
         if (bytes > blob.size() - at) throw std::runtime_error("case output: segments exceed the data sent");
         const std::string name = segment.at("name").get<std::string>();
         const auto first = blob.begin() + static_cast<std::ptrdiff_t>(at);
-        if (name == "out") out_bytes = bytes;
-        else if (name == "in_guards") raw.in_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
-        else if (name == "scratch_guards") raw.scratch_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
-        else throw std::runtime_error("case output: unknown segment " + name);
+        if (name == "out")
+            out_bytes = bytes;
+        else if (name == "in_guards")
+            raw.in_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
+        else if (name == "scratch_guards")
+            raw.scratch_guards.assign(first, first + static_cast<std::ptrdiff_t>(bytes));
+        else
+            throw std::runtime_error("case output: unknown segment " + name);
         at += bytes;
     }
     blob.resize(out_bytes);
@@ -235,20 +248,24 @@ void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expe
     const std::string index = "out[" + with_commas(cmp.first_bad) + "]";
     std::string line;
     switch (cmp.marks[i]) {
-    case detail::Mark::unwritten: line = "first wrong element: " + index + " was never written"; break;
-    case detail::Mark::guard_copy:
-        line = "first wrong element: " + index + " holds the guard-zone NaN pattern of `in`: a value read from outside the input";
-        break;
-    default:
-        line = "first wrong element: " + index + " = " + format_value(cmp.actual[i]) + ", expected " +
-               format_value(expected.value[i]);
-        if (expected.tolerance_at(i) > 0) line += " (tolerance " + format_value(expected.tolerance_at(i)) + ")";
+        case detail::Mark::unwritten:
+            line = "first wrong element: " + index + " was never written";
+            break;
+        case detail::Mark::guard_copy:
+            line = "first wrong element: " + index +
+                   " holds the guard-zone NaN pattern of `in`: a value read from outside the input";
+            break;
+        default:
+            line = "first wrong element: " + index + " = " + format_value(cmp.actual[i]) + ", expected " +
+                   format_value(expected.value[i]);
+            if (expected.tolerance_at(i) > 0) line += " (tolerance " + format_value(expected.tolerance_at(i)) + ")";
     }
     d.findings.push_back(line);
-    d.detail["first_wrong"] = {{"index", cmp.first_bad},
-                               {"expected", expected.value[i]},
-                               {"actual", std::isnan(cmp.actual[i]) ? nlohmann::json(nullptr) : nlohmann::json(cmp.actual[i])},
-                               {"tolerance", expected.tolerance_at(i)}};
+    d.detail["first_wrong"] = {
+        {"index", cmp.first_bad},
+        {"expected", expected.value[i]},
+        {"actual", std::isnan(cmp.actual[i]) ? nlohmann::json(nullptr) : nlohmann::json(cmp.actual[i])},
+        {"tolerance", expected.tolerance_at(i)}};
 }
 
 void describe_unwritten(const detail::ArrayComparison& cmp, Diagnosis& d)
@@ -256,8 +273,9 @@ void describe_unwritten(const detail::ArrayComparison& cmp, Diagnosis& d)
     const auto n = static_cast<std::int64_t>(cmp.marks.size());
     if (cmp.unwritten == 0) return;
     if (cmp.unwritten == n) {
-        d.findings.push_back("no output element was written: does the launcher launch a kernel, and does the "
-                             "kernel store its results to `out`?");
+        d.findings.push_back(
+            "no output element was written: does the launcher launch a kernel, and does the "
+            "kernel store its results to `out`?");
         return;
     }
     std::int64_t tail = 0;
@@ -287,7 +305,8 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
     d.detail["elements"] = n_out;
     d.detail["wrong"] = cmp.bad;
     if (cmp.bad > 0) {
-        d.summary = with_commas(cmp.bad) + " of " + with_commas(static_cast<std::int64_t>(n_out)) + " output element(s) wrong";
+        d.summary =
+            with_commas(cmp.bad) + " of " + with_commas(static_cast<std::int64_t>(n_out)) + " output element(s) wrong";
         describe_first_bad(cmp, expected, d);
         describe_unwritten(cmp, d);
         d.detail["never_written"] = cmp.unwritten;
@@ -299,7 +318,8 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
                                                          : "the input's guard zones hold NaN, so the kernel read "
                                                            "outside `in`"));
         if (cmp.guard_copy > 0)
-            d.findings.push_back(with_commas(cmp.guard_copy) + " element(s) are copies of the guard zone around "
+            d.findings.push_back(with_commas(cmp.guard_copy) +
+                                 " element(s) are copies of the guard zone around "
                                  "`in`: the kernel read outside the input");
         detail::checks_of(exercise).diagnose(exercise, c, inputs, expected, cmp, d);
     }
@@ -307,9 +327,10 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
         const bool changed = raw.output_checksum(type) != *raw.repeat_checksum;
         d.detail["changes_between_runs"] = changed;
         if (changed)
-            d.findings.push_back("a second run on the same input gave a different output: a race (a missing "
-                                 "__syncthreads() or __syncwarp(), or blocks that wait for each other's results in one "
-                                 "launch)");
+            d.findings.push_back(
+                "a second run on the same input gave a different output: a race (a missing "
+                "__syncthreads() or __syncwarp(), or blocks that wait for each other's results in one "
+                "launch)");
     }
     const std::size_t findings_before_guards = d.findings.size();
     detail::check_guards(raw, type, c.n, inputs, d);

@@ -36,7 +36,8 @@ Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& input
 std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const CaseInputs& inputs)
 {
     const Expected expected = golden(exercise, c, inputs);
-    if (element_type(exercise) == ElementType::f64) return output_checksum(expected.value.data(), expected.value.size());
+    if (element_type(exercise) == ElementType::f64)
+        return output_checksum(expected.value.data(), expected.value.size());
     const std::vector<float> values(expected.value.begin(), expected.value.end());
     return output_checksum(values.data(), values.size());
 }

@@ -7,9 +7,12 @@ namespace harness {
 const char* data_kind_name(DataKind kind)
 {
     switch (kind) {
-    case DataKind::integers: return "integers";
-    case DataKind::fractions: return "fractions";
-    case DataKind::mixed_magnitudes: return "mixed_magnitudes";
+        case DataKind::integers:
+            return "integers";
+        case DataKind::fractions:
+            return "fractions";
+        case DataKind::mixed_magnitudes:
+            return "mixed_magnitudes";
     }
     return "?";
 }

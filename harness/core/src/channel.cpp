@@ -30,9 +30,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::uint32_t kMagic = 0x47524452;          // "GRDR"
-constexpr std::uint64_t kMaxMetaBytes = 1ull << 20;   // meta is a few fields, never megabytes
-constexpr std::size_t kMaxIoBytes = 1u << 30;         // per read()/write() call
+constexpr std::uint32_t kMagic = 0x47524452;         // "GRDR"
+constexpr std::uint64_t kMaxMetaBytes = 1ull << 20;  // meta is a few fields, never megabytes
+constexpr std::size_t kMaxIoBytes = 1u << 30;        // per read()/write() call
 
 struct Header {
     std::uint32_t magic;
@@ -42,30 +42,43 @@ struct Header {
 };
 static_assert(sizeof(Header) == 24, "the header has no padding");
 
-bool is_known_type(std::uint32_t type) {
+bool is_known_type(std::uint32_t type)
+{
     switch (static_cast<MessageType>(type)) {
-        case MessageType::hello: case MessageType::case_output: case MessageType::cuda_error: case MessageType::exception:
-        case MessageType::done: case MessageType::prepared: case MessageType::launched:
-        case MessageType::checksummed: case MessageType::calibration: case MessageType::run_case:
-        case MessageType::prepare: case MessageType::launch: case MessageType::checksum:
-        case MessageType::quit: case MessageType::calibrate:
+        case MessageType::hello:
+        case MessageType::case_output:
+        case MessageType::cuda_error:
+        case MessageType::exception:
+        case MessageType::done:
+        case MessageType::prepared:
+        case MessageType::launched:
+        case MessageType::checksummed:
+        case MessageType::calibration:
+        case MessageType::run_case:
+        case MessageType::prepare:
+        case MessageType::launch:
+        case MessageType::checksum:
+        case MessageType::quit:
+        case MessageType::calibrate:
             return true;
     }
     return false;
 }
 
 // A write to a pipe whose reader has gone must fail with EPIPE, not kill the runner.
-void ignore_sigpipe_once() {
+void ignore_sigpipe_once()
+{
     static std::once_flag once;
     std::call_once(once, [] {
-        struct sigaction ignore{};
+        struct sigaction ignore {};
         ignore.sa_handler = SIG_IGN;
         sigemptyset(&ignore.sa_mask);
         ::sigaction(SIGPIPE, &ignore, nullptr);
     });
 }
 
-void write_all(int fd, const std::uint8_t* data, std::size_t size) {
+void write_all(int fd, const std::uint8_t* data, std::size_t size)
+{
     while (size > 0) {
         ssize_t written = ::write(fd, data, std::min(size, kMaxIoBytes));
         if (written > 0) {
@@ -74,7 +87,7 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size) {
             continue;
         }
         if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {   // someone made the fd non-blocking
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {  // someone made the fd non-blocking
             pollfd writable{fd, POLLOUT, 0};
             ::poll(&writable, 1, -1);
             continue;
@@ -84,7 +97,8 @@ void write_all(int fd, const std::uint8_t* data, std::size_t size) {
     }
 }
 
-int milliseconds_until(Clock::time_point deadline) {
+int milliseconds_until(Clock::time_point deadline)
+{
     auto now = Clock::now();
     if (deadline <= now) return 0;
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
@@ -94,7 +108,8 @@ int milliseconds_until(Clock::time_point deadline) {
 enum class Fill { complete, end_of_file, timed_out, failed };
 
 // Reads into data[got, size), advancing `got`; waits for more only until `deadline`.
-Fill fill(int fd, std::uint8_t* data, std::size_t size, std::size_t& got, Clock::time_point deadline) {
+Fill fill(int fd, std::uint8_t* data, std::size_t size, std::size_t& got, Clock::time_point deadline)
+{
     while (got < size) {
         pollfd readable{fd, POLLIN, 0};
         int ready = ::poll(&readable, 1, milliseconds_until(deadline));
@@ -114,7 +129,8 @@ Fill fill(int fd, std::uint8_t* data, std::size_t size, std::size_t& got, Clock:
     return Fill::complete;
 }
 
-Header header_of(const std::vector<std::uint8_t>& frame) {
+Header header_of(const std::vector<std::uint8_t>& frame)
+{
     Header header;
     std::memcpy(&header, frame.data(), sizeof header);
     return header;
@@ -122,8 +138,8 @@ Header header_of(const std::vector<std::uint8_t>& frame) {
 
 }  // namespace
 
-void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob,
-                         std::size_t blob_bytes) {
+void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob, std::size_t blob_bytes)
+{
     ignore_sigpipe_once();
     if (blob_bytes > 0 && blob == nullptr)
         throw std::invalid_argument("ChannelWriter::send: blob_bytes without a blob");
@@ -140,7 +156,8 @@ void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const voi
     if (blob_bytes > 0) write_all(fd_, static_cast<const std::uint8_t*>(blob), blob_bytes);
 }
 
-ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point deadline) {
+ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point deadline)
+{
     // Marks the stream unusable: after a framing error, nothing later can be trusted.
     auto give_up = [this] {
         broken_ = true;
@@ -149,9 +166,7 @@ ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point dea
         frame_got_ = blob_got_ = 0;
         return Result::malformed;
     };
-    auto outcome_of = [&](Fill fill_result) {
-        return fill_result == Fill::timed_out ? Result::timed_out : give_up();
-    };
+    auto outcome_of = [&](Fill fill_result) { return fill_result == Fill::timed_out ? Result::timed_out : give_up(); };
     if (broken_) return Result::malformed;
 
     // Header: an end of file before its first byte is the clean end of the stream.
@@ -162,13 +177,13 @@ ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point dea
         if (got != Fill::complete) return outcome_of(got);
 
         Header header = header_of(frame_);
-        if (header.magic != kMagic || !is_known_type(header.type) ||
-            header.meta_bytes > kMaxMetaBytes || header.blob_bytes > max_blob_bytes_)
+        if (header.magic != kMagic || !is_known_type(header.type) || header.meta_bytes > kMaxMetaBytes ||
+            header.blob_bytes > max_blob_bytes_)
             return give_up();
         try {
             frame_.resize(sizeof(Header) + header.meta_bytes);
             blob_.resize(header.blob_bytes);
-        } catch (const std::bad_alloc&) {   // a blob within the limit, but not in this memory
+        } catch (const std::bad_alloc&) {  // a blob within the limit, but not in this memory
             return give_up();
         } catch (const std::length_error&) {
             return give_up();

@@ -7,11 +7,11 @@ namespace harness {
 const std::vector<Exercise>& all_exercises()
 {
     static const std::vector<Exercise> exercises = {
-#define EXERCISE(NAME, FAMILY, FIELD_SETTING, SUMMARY)                                          \
-    [] {                                                                                        \
-        Exercise e{#NAME, Family::FAMILY, SUMMARY, LAUNCHER_SIGNATURE_TEXT(FAMILY, NAME)};   \
-        e.FIELD_SETTING;                                                                        \
-        return e;                                                                               \
+#define EXERCISE(NAME, FAMILY, FIELD_SETTING, SUMMARY)                                     \
+    [] {                                                                                   \
+        Exercise e{#NAME, Family::FAMILY, SUMMARY, LAUNCHER_SIGNATURE_TEXT(FAMILY, NAME)}; \
+        e.FIELD_SETTING;                                                                   \
+        return e;                                                                          \
     }(),
 #include "harness/exercises.def"
 #undef EXERCISE
@@ -36,6 +36,9 @@ const char* family_name(Family family)
     return names[static_cast<int>(family)];
 }
 
-std::size_t element_bytes(ElementType type) { return type == ElementType::f64 ? 8 : 4; }
+std::size_t element_bytes(ElementType type)
+{
+    return type == ElementType::f64 ? 8 : 4;
+}
 
 }  // namespace harness

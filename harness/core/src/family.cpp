@@ -17,9 +17,15 @@ const ExerciseFamily& family_of(const Exercise& exercise)
     return *families[static_cast<int>(exercise.family)];
 }
 
-std::vector<Case> cases_for(const Exercise& exercise) { return family_of(exercise).cases(exercise); }
+std::vector<Case> cases_for(const Exercise& exercise)
+{
+    return family_of(exercise).cases(exercise);
+}
 
-CaseInputs make_inputs(const Exercise& exercise, const Case& c) { return family_of(exercise).inputs(exercise, c); }
+CaseInputs make_inputs(const Exercise& exercise, const Case& c)
+{
+    return family_of(exercise).inputs(exercise, c);
+}
 
 void CaseList::add(Case c)
 {
@@ -49,8 +55,8 @@ void CaseList::add_sizes(const std::vector<std::int64_t>& sizes, const std::vect
 const std::vector<std::int64_t>& common_1d_sizes()
 {
     static const std::vector<std::int64_t> sizes = {
-        1, 2, 31, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 65537,
-        1'000'000, 4'125'000, 4'194'304, 4'196'353, speed_n,
+        1,    2,    31,   32,    33,        1023,      1024,      1025,      2047,
+        2048, 2049, 4096, 65537, 1'000'000, 4'125'000, 4'194'304, 4'196'353, speed_n,
     };
     return sizes;
 }

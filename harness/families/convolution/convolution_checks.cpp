@@ -40,7 +40,8 @@ std::vector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d
                     int mj = j, mk = k;
                     if (variant == Variant::flipped_mask) mj = rows - 1 - j, mk = w - 1 - k;
                     // Swapping rows and columns everywhere also transposes how the mask is applied.
-                    if (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions) std::swap(mj, mk);
+                    if (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions)
+                        std::swap(mj, mk);
                     sum += inputs.mask[static_cast<std::size_t>(mj * w + mk)] * fetch(two_d ? y - r + j : 0, x - r + k);
                 }
             out[static_cast<std::size_t>(y * width + x)] = sum;
@@ -140,8 +141,10 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
             tile_fits[t] = tile_fits[t] && (near_x || near_y);
             // Which edge: its index along the axis, rows and columns numbered apart.
             const std::int64_t edge = near_x ? (x + r) / tiles[t] : (1 << 30) + (y + r) / tiles[t];
-            if (first_edge[t] < 0) first_edge[t] = edge;
-            else if (edge != first_edge[t]) several_edges[t] = true;
+            if (first_edge[t] < 0)
+                first_edge[t] = edge;
+            else if (edge != first_edge[t])
+                several_edges[t] = true;
         }
     }
     if (two_d) {
@@ -149,10 +152,10 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
         std::int64_t rows = 0, cols = 0;
         for (bool b : bad_row) rows += b;
         for (bool b : bad_col) cols += b;
-        d.findings.push_back("first wrong element at row " + with_commas(static_cast<std::int64_t>(i) / width) + ", column " +
-                             with_commas(static_cast<std::int64_t>(i) % width) + "; wrong elements in " + with_commas(rows) +
-                             " of " + with_commas(height) + " rows and " + with_commas(cols) + " of " + with_commas(width) +
-                             " columns");
+        d.findings.push_back("first wrong element at row " + with_commas(static_cast<std::int64_t>(i) / width) +
+                             ", column " + with_commas(static_cast<std::int64_t>(i) % width) + "; wrong elements in " +
+                             with_commas(rows) + " of " + with_commas(height) + " rows and " + with_commas(cols) +
+                             " of " + with_commas(width) + " columns");
         d.detail["rows_with_errors"] = rows;
         d.detail["columns_with_errors"] = cols;
     }
@@ -169,8 +172,7 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
                 continue;
             where = "tile_borders";
             d.findings.push_back("every wrong element away from the borders lies within r = " + std::to_string(r) +
-                                 " of a multiple of " + std::to_string(tiles[t]) +
-                                 (two_d ? " (rows or columns)" : "") +
+                                 " of a multiple of " + std::to_string(tiles[t]) + (two_d ? " (rows or columns)" : "") +
                                  ": the halo cells of the tiles are loaded or indexed wrong");
             d.detail["tile"] = tiles[t];
             break;
@@ -180,15 +182,20 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
     if (cmp.wrong == 0) return;
 
     const std::pair<Variant, const char*> variants[] = {
-        {Variant::flipped_mask, "the output matches the convolution with the mask reversed (mask[mask_width-1-j]): "
-                                "index the mask as mask[j] with in[i - r + j]"},
-        {Variant::clamped_ghosts, "the output matches ghost elements clamped to the nearest edge value: ghosts must be 0"},
-        {Variant::wrapped_ghosts, "the output matches ghost elements that wrap around to the other side: ghosts must be 0"},
-        {Variant::transposed_mask, "the output matches the mask transposed (mask[k][j] instead of mask[j][k]; on a square "
-                                   "image also what swapping rows and columns gives): the mask is row-major, "
-                                   "mask[j * mask_width + k] for row offset j and column offset k"},
-        {Variant::swapped_dimensions, "the output matches the image read as width x height instead of height x width: "
-                                      "rows and columns are swapped in the index arithmetic (row-major: y * width + x)"},
+        {Variant::flipped_mask,
+         "the output matches the convolution with the mask reversed (mask[mask_width-1-j]): "
+         "index the mask as mask[j] with in[i - r + j]"},
+        {Variant::clamped_ghosts,
+         "the output matches ghost elements clamped to the nearest edge value: ghosts must be 0"},
+        {Variant::wrapped_ghosts,
+         "the output matches ghost elements that wrap around to the other side: ghosts must be 0"},
+        {Variant::transposed_mask,
+         "the output matches the mask transposed (mask[k][j] instead of mask[j][k]; on a square "
+         "image also what swapping rows and columns gives): the mask is row-major, "
+         "mask[j * mask_width + k] for row offset j and column offset k"},
+        {Variant::swapped_dimensions,
+         "the output matches the image read as width x height instead of height x width: "
+         "rows and columns are swapped in the index arithmetic (row-major: y * width + x)"},
     };
     for (const auto& [variant, message] : variants) {
         if (!two_d && (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions)) continue;
@@ -196,9 +203,9 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
         const std::vector<double> model = convolve(c, inputs, two_d, variant);
         if (bad_elements_match(cmp, expected, [&](std::size_t i) { return model[i]; })) {
             d.findings.push_back(message);
-            d.detail["pattern"] = static_cast<int>(variant) == 0 ? "flipped_mask"
-                                  : variant == Variant::clamped_ghosts ? "clamped_ghosts"
-                                  : variant == Variant::wrapped_ghosts ? "wrapped_ghosts"
+            d.detail["pattern"] = static_cast<int>(variant) == 0        ? "flipped_mask"
+                                  : variant == Variant::clamped_ghosts  ? "clamped_ghosts"
+                                  : variant == Variant::wrapped_ghosts  ? "wrapped_ghosts"
                                   : variant == Variant::transposed_mask ? "transposed_mask"
                                                                         : "swapped_dimensions";
             return;

@@ -37,8 +37,8 @@ std::vector<float> conv_mask(const Case& c, bool two_d, SplitMix64& rng)
 
 std::string conv_label(const Case& c)
 {
-    const std::string shape = c.height > 0 ? std::to_string(c.height) + "x" + std::to_string(c.width)
-                                           : "n=" + std::to_string(c.n);
+    const std::string shape =
+        c.height > 0 ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
     return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
 }
 

@@ -26,7 +26,10 @@ std::map<std::int64_t, double> prefix_sums(const std::vector<double>& in, const 
     return sums;
 }
 
-bool same(double a, double b, double tolerance) { return std::fabs(a - b) <= std::max(tolerance, 1e-12 * std::fabs(b)); }
+bool same(double a, double b, double tolerance)
+{
+    return std::fabs(a - b) <= std::max(tolerance, 1e-12 * std::fabs(b));
+}
 
 // The sum of all inputs: exact for integer data (int64), otherwise compensated (Neumaier), whose
 // error is negligible next to the tolerance. Any summation order, sequential included, is within
@@ -38,8 +41,10 @@ Expected reduction_golden(const Case& c, const std::vector<double>& in)
     std::int64_t exact = 0;
     for (double x : in) {
         abs_sum += std::fabs(x);
-        if (c.data == DataKind::integers) exact += static_cast<std::int64_t>(x);
-        else sum.add(x);
+        if (c.data == DataKind::integers)
+            exact += static_cast<std::int64_t>(x);
+        else
+            sum.add(x);
     }
     Expected e;
     e.value = {c.data == DataKind::integers ? static_cast<double>(exact) : sum.value()};
@@ -53,9 +58,10 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
     const double want = expected.value[0], tolerance = expected.tolerance_at(0), actual = cmp.actual[0];
     const auto& in = inputs.in_f64;
     if (cmp.marks[0] == Mark::nan || cmp.marks[0] == Mark::guard_copy) {
-        d.findings.push_back("the result is NaN although the input holds no NaN: the guard zones around `in` hold "
-                             "NaN, so a load past the end of the input (an unguarded in[i + blockDim.x]?) or a read "
-                             "of scratch before it was written");
+        d.findings.push_back(
+            "the result is NaN although the input holds no NaN: the guard zones around `in` hold "
+            "NaN, so a load past the end of the input (an unguarded in[i + blockDim.x]?) or a read "
+            "of scratch before it was written");
         d.detail["pattern"] = "nan";
         return;
     }
@@ -66,10 +72,11 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
     }
     const double diff = actual - want;
     d.detail["difference"] = diff;
-    d.findings.push_back(tolerance > 0 ? "off by " + format_value(diff) + ", " + format_value(std::fabs(diff) / tolerance) +
-                                             " times the tolerance " + format_value(tolerance)
-                                       : "off by " + format_value(diff) +
-                                             " (integer data: every correct summation order gives the exact sum)");
+    d.findings.push_back(tolerance > 0
+                             ? "off by " + format_value(diff) + ", " + format_value(std::fabs(diff) / tolerance) +
+                                   " times the tolerance " + format_value(tolerance)
+                             : "off by " + format_value(diff) +
+                                   " (integer data: every correct summation order gives the exact sum)");
 
     double abs_sum = 0;
     for (double x : in) abs_sum += std::fabs(x);
@@ -101,17 +108,22 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
         if (!same(actual, sum, tolerance)) continue;
         const bool whole_blocks = (length & (length - 1)) == 0;
         bool rounded_down = false;
-        for (std::int64_t block = 32; block <= 4096; block *= 2) rounded_down = rounded_down || c.n / block * block == length;
+        for (std::int64_t block = 32; block <= 4096; block *= 2)
+            rounded_down = rounded_down || c.n / block * block == length;
         std::string why;
         if (whole_blocks)
-            why = "one block's or one pass's worth: the final pass over the block sums is missing, or the host loop "
-                  "stops one pass early";
+            why =
+                "one block's or one pass's worth: the final pass over the block sums is missing, or the host loop "
+                "stops one pass early";
         if (rounded_down)
             why += std::string(why.empty() ? "" : "; or ") + "the last " + with_commas(c.n - length) +
                    " element(s), a partial block at the end, are never added: round the number of blocks up and "
                    "guard the loads";
-        d.findings.push_back("the result equals the sum of the first " + with_commas(length) + " elements only (" + why + ")");
-        d.detail["pattern"] = whole_blocks && !rounded_down ? "prefix_only" : !whole_blocks ? "tail_dropped" : "prefix_or_tail";
+        d.findings.push_back("the result equals the sum of the first " + with_commas(length) + " elements only (" +
+                             why + ")");
+        d.detail["pattern"] = whole_blocks && !rounded_down ? "prefix_only"
+                              : !whole_blocks               ? "tail_dropped"
+                                                            : "prefix_or_tail";
         d.detail["matches_prefix_length"] = length;
         return;
     }
@@ -121,8 +133,8 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
     auto report_block = [&](std::int64_t start, std::int64_t length, double block_sum, const char* what) {
         if (block_sum == 0 || !(same(diff, block_sum, tolerance) || same(diff, -block_sum, tolerance))) return false;
         const bool twice = same(diff, block_sum, tolerance);
-        d.findings.push_back("off by exactly the sum of " + std::string(what) + " (in[" + with_commas(start) + "] to in[" +
-                             with_commas(start + length - 1) + "]): that partial sum is " +
+        d.findings.push_back("off by exactly the sum of " + std::string(what) + " (in[" + with_commas(start) +
+                             "] to in[" + with_commas(start + length - 1) + "]): that partial sum is " +
                              (twice ? "added twice" : "missing"));
         d.detail["pattern"] = twice ? "block_added_twice" : "block_missing";
         d.detail["block"] = {{"first", start}, {"elements", length}};

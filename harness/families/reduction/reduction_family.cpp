@@ -17,14 +17,18 @@ std::vector<double> reduction_values(std::int64_t n, DataKind kind, std::uint64_
     std::vector<double> values(static_cast<std::size_t>(n));
     for (auto& v : values) {
         switch (kind) {
-        case DataKind::integers: v = static_cast<double>(rng.uniform_int(-1000, 1000)); break;
-        case DataKind::fractions: v = std::ldexp(static_cast<double>(rng.next() >> 11), -52) - 1.0; break;
-        case DataKind::mixed_magnitudes: {
-            const double mantissa = 1.0 + std::ldexp(static_cast<double>(rng.next() >> 11), -53);
-            const int exponent = static_cast<int>(rng.uniform_int(-20, 20));
-            v = (rng.next() & 1 ? -1.0 : 1.0) * std::ldexp(mantissa, exponent);
-            break;
-        }
+            case DataKind::integers:
+                v = static_cast<double>(rng.uniform_int(-1000, 1000));
+                break;
+            case DataKind::fractions:
+                v = std::ldexp(static_cast<double>(rng.next() >> 11), -52) - 1.0;
+                break;
+            case DataKind::mixed_magnitudes: {
+                const double mantissa = 1.0 + std::ldexp(static_cast<double>(rng.next() >> 11), -53);
+                const int exponent = static_cast<int>(rng.uniform_int(-20, 20));
+                v = (rng.next() & 1 ? -1.0 : 1.0) * std::ldexp(mantissa, exponent);
+                break;
+            }
         }
     }
     return values;

@@ -24,7 +24,10 @@ std::int64_t scan_order_depth(std::int64_t terms)
 
 namespace detail {
 namespace {
-bool close(double actual, double wanted, double tolerance) { return std::fabs(actual - wanted) <= tolerance; }
+bool close(double actual, double wanted, double tolerance)
+{
+    return std::fabs(actual - wanted) <= tolerance;
+}
 
 // Inclusive scan restarted every `section` elements (0: never).
 std::function<double(std::size_t)> sectioned_scan(const std::vector<float>& in, std::int64_t section)
@@ -50,7 +53,7 @@ std::optional<std::pair<std::int64_t, double>> constant_offset_per_section(const
         const std::int64_t s = static_cast<std::int64_t>(i) / section;
         const double diff = cmp.actual[i] - expected.value[i];
         if (s != current) {
-            if (current >= 0 && count < 2) return std::nullopt;   // one element is no pattern
+            if (current >= 0 && count < 2) return std::nullopt;  // one element is no pattern
             current = s, offset = diff, count = 0;
         } else if (!close(diff, offset, 2 * expected.tolerance_at(i))) {
             return std::nullopt;
@@ -96,8 +99,9 @@ void diagnose_scan(const Exercise& exercise, bool whole_array, const Case& c, co
     {
         auto inclusive = sectioned_scan(in, own_section);
         if (bad_elements_match(cmp, expected, [&](std::size_t i) { return inclusive(i) - in[i]; })) {
-            d.findings.push_back("every wrong element equals the sum of the elements BEFORE it (an exclusive scan): "
-                                 "the contract asks for an inclusive scan, out[i] includes in[i]");
+            d.findings.push_back(
+                "every wrong element equals the sum of the elements BEFORE it (an exclusive scan): "
+                "the contract asks for an inclusive scan, out[i] includes in[i]");
             d.detail["pattern"] = "exclusive_scan";
             return;
         }
@@ -114,21 +118,20 @@ void diagnose_scan(const Exercise& exercise, bool whole_array, const Case& c, co
     // Sections of the wrong size, the nearest to the right size first (a few wrong elements can fit
     // several smaller sizes at once).
     for (std::int64_t size : {4096, 2048, 1024, 512, 256}) {
-        if (size == section) continue;   // its own size: correct, or missing offsets above
+        if (size == section) continue;  // its own size: correct, or missing offsets above
         if (size >= c.n) continue;
         if (bad_elements_match(cmp, expected, sectioned_scan(in, size), 2)) {
-            d.findings.push_back("the output matches independent scans of " + std::to_string(size) +
-                                 "-element sections, but " +
-                                 (own_section ? "this exercise's sections have " + std::to_string(own_section) +
-                                                    " elements"
-                                              : std::string("this exercise scans the whole array")));
+            d.findings.push_back(
+                "the output matches independent scans of " + std::to_string(size) + "-element sections, but " +
+                (own_section ? "this exercise's sections have " + std::to_string(own_section) + " elements"
+                             : std::string("this exercise scans the whole array")));
             d.detail["pattern"] = "wrong_section_size";
             d.detail["matches_section_size"] = size;
             return;
         }
     }
     // A wrong constant added to whole sections: a block offset that is computed wrongly.
-    if (!whole_array) return;   // only the whole-array scan adds offsets
+    if (!whole_array) return;  // only the whole-array scan adds offsets
     if (auto offset = constant_offset_per_section(cmp, expected, section)) {
         d.findings.push_back("within each wrong section every wrong element is off by the same amount (section " +
                              std::to_string(offset->first) + ": off by " + format_value(offset->second) +

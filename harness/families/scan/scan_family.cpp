@@ -11,7 +11,7 @@ namespace {
 // zero (a missing block offset shows), yet no prefix leaves [-12, scan_prefix_bound].
 std::vector<float> scan_integers(std::int64_t n, std::uint64_t seed)
 {
-    constexpr std::int64_t period = std::int64_t{1} << 20;   // target rises 4 per element, then falls
+    constexpr std::int64_t period = std::int64_t{1} << 20;  // target rises 4 per element, then falls
     constexpr std::int64_t slope = 4;
     SplitMix64 rng(seed);
     std::vector<float> values(static_cast<std::size_t>(n));

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -17,9 +17,9 @@
 #include <thread>
 
 #include <dirent.h>
-#include <sys/prctl.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -44,19 +44,25 @@ struct SpawnFailure {
     int error;
 };
 
-std::string errno_text(int error) { return std::strerror(error); }
+std::string errno_text(int error)
+{
+    return std::strerror(error);
+}
 
-[[noreturn]] void throw_errno(const std::string& what) {
+[[noreturn]] void throw_errno(const std::string& what)
+{
     throw std::runtime_error(what + ": " + errno_text(errno));
 }
 
-void close_quietly(int fd) {
+void close_quietly(int fd)
+{
     if (fd >= 0) ::close(fd);
 }
 
 // Moves `fd` to first_free_fd or above, keeping CLOEXEC, so setting up the child's fixed
 // descriptors cannot overwrite it.
-int above_fixed_fds(int fd) {
+int above_fixed_fds(int fd)
+{
     if (fd >= first_free_fd) return fd;
     int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, first_free_fd);
     int saved = errno;
@@ -70,7 +76,8 @@ int above_fixed_fds(int fd) {
 
 // A pipe whose ends are close-on-exec and clear of the child's fixed descriptors.
 // ends[0] reads, ends[1] writes.
-void make_pipe(int ends[2]) {
+void make_pipe(int ends[2])
+{
     if (::pipe2(ends, O_CLOEXEC) != 0) throw_errno("pipe2");
     try {
         ends[0] = above_fixed_fds(ends[0]);
@@ -82,11 +89,15 @@ void make_pipe(int ends[2]) {
     }
 }
 
-std::string variable_name(const std::string& entry) { return entry.substr(0, entry.find('=')); }
+std::string variable_name(const std::string& entry)
+{
+    return entry.substr(0, entry.find('='));
+}
 
 // The child's environment: `extra_env` alone with clear_env, else ours minus the names that
 // `extra_env` overrides, plus `extra_env`.
-std::vector<std::string> child_environment(const SpawnOptions& options) {
+std::vector<std::string> child_environment(const SpawnOptions& options)
+{
     std::vector<std::string> env;
     if (!options.clear_env) {
         std::vector<std::string> overridden;
@@ -101,31 +112,39 @@ std::vector<std::string> child_environment(const SpawnOptions& options) {
     return env;
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
+std::vector<char*> c_strings(std::vector<std::string>& strings)
+{
     std::vector<char*> pointers;
     for (auto& s : strings) pointers.push_back(s.data());
     pointers.push_back(nullptr);
     return pointers;
 }
 
-[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage, int error) {
+[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage, int error)
+{
     SpawnFailure failure{stage, error};
     ssize_t ignored = ::write(error_pipe, &failure, sizeof failure);
     (void)ignored;
     ::_exit(127);
 }
-[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage) { report_and_exit(error_pipe, stage, errno); }
+[[noreturn]] void report_and_exit(int error_pipe, SpawnStage stage)
+{
+    report_and_exit(error_pipe, stage, errno);
+}
 
 // Everything the child needs between fork and exec, prepared by the parent.
 struct ChildPlan {
     char* const* argv = nullptr;
     char* const* envp = nullptr;
     const char* output_path = nullptr;
-    const char* working_dir = nullptr;       // nullptr: inherit
-    int command_read = -1, channel_write = -1;   // the child's pipe ends (-1 without a channel)
+    const char* working_dir = nullptr;          // nullptr: inherit
+    int command_read = -1, channel_write = -1;  // the child's pipe ends (-1 without a channel)
     int error_pipe = -1;
-    int max_fd = 0;                          // where closing by hand stops, without close_range
-    struct { int resource; rlim_t value; } limits[6] = {};
+    int max_fd = 0;  // where closing by hand stops, without close_range
+    struct {
+        int resource;
+        rlim_t value;
+    } limits[6] = {};
     int limit_count = 0;
     bool drop_privileges = false;
     uid_t uid = 0;
@@ -134,12 +153,14 @@ struct ChildPlan {
 };
 
 // above_fixed_fds for the child (async-signal-safe; -1 stays -1), for what it opens itself.
-int above_fixed_fds_in_child(int fd) {
+int above_fixed_fds_in_child(int fd)
+{
     return fd < 0 || fd >= first_free_fd ? fd : ::fcntl(fd, F_DUPFD_CLOEXEC, first_free_fd);
 }
 
 // Closes every descriptor in [first, last] (best effort).
-void close_fds(int first, int last, int max_fd) {
+void close_fds(int first, int last, int max_fd)
+{
     if (first > last) return;
 #ifdef SYS_close_range
     if (::syscall(SYS_close_range, static_cast<unsigned>(first), static_cast<unsigned>(last), 0u) == 0) return;
@@ -148,7 +169,8 @@ void close_fds(int first, int last, int max_fd) {
 }
 
 // Runs in the forked child: async-signal-safe calls only, and it never returns.
-[[noreturn]] void exec_child(const ChildPlan& plan) {
+[[noreturn]] void exec_child(const ChildPlan& plan)
+{
     const int error_pipe = plan.error_pipe;
     ::setpgid(0, 0);
 
@@ -163,8 +185,8 @@ void close_fds(int first, int last, int max_fd) {
     if (input < 0) report_and_exit(error_pipe, SpawnStage::stdin_redirect);
     // Opened as the grader (before any privilege drop) and before chdir, so a relative path is
     // relative to the grader's directory. Never through a link a child may have planted.
-    int output = above_fixed_fds_in_child(
-        ::open(plan.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+    int output =
+        above_fixed_fds_in_child(::open(plan.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (output < 0) report_and_exit(error_pipe, SpawnStage::output_open);
 
     if (plan.working_dir && ::chdir(plan.working_dir) != 0) report_and_exit(error_pipe, SpawnStage::chdir);
@@ -194,7 +216,7 @@ void close_fds(int first, int last, int max_fd) {
     struct rlimit no_core = {0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
     for (int k = 0; k < plan.limit_count; ++k) {
-        struct rlimit current{};
+        struct rlimit current {};
         rlim_t value = plan.limits[k].value;
         // Never above the hard limit we have (raising it needs privileges we may lack).
         if (::getrlimit(plan.limits[k].resource, &current) == 0 && current.rlim_max != RLIM_INFINITY)
@@ -206,8 +228,7 @@ void close_fds(int first, int last, int max_fd) {
     // Last, as root: no supplementary groups, then the gid, then the uid (all three ids each).
     // Raw system calls: the glibc wrappers synchronise threads, which a forked child has not.
     if (plan.drop_privileges) {
-        if (::syscall(SYS_setgroups, 0, nullptr) != 0 ||
-            ::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
+        if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
             ::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0)
             report_and_exit(error_pipe, SpawnStage::drop_privileges);
     }
@@ -216,25 +237,41 @@ void close_fds(int first, int last, int max_fd) {
     report_and_exit(error_pipe, SpawnStage::exec);
 }
 
-std::string failure_text(const SpawnFailure& failure, const SpawnOptions& options) {
+std::string failure_text(const SpawnFailure& failure, const SpawnOptions& options)
+{
     std::string what;
     switch (failure.stage) {
-        case SpawnStage::stdin_redirect: what = "cannot open /dev/null"; break;
-        case SpawnStage::output_open: what = "cannot open output file '" + options.output_file + "'"; break;
-        case SpawnStage::chdir: what = "cannot change directory to '" + options.working_dir + "'"; break;
-        case SpawnStage::setup: what = "cannot prepare the child"; break;
-        case SpawnStage::descriptors: what = "cannot set up the child's descriptors"; break;
-        case SpawnStage::limits: what = "cannot set the child's resource limits"; break;
+        case SpawnStage::stdin_redirect:
+            what = "cannot open /dev/null";
+            break;
+        case SpawnStage::output_open:
+            what = "cannot open output file '" + options.output_file + "'";
+            break;
+        case SpawnStage::chdir:
+            what = "cannot change directory to '" + options.working_dir + "'";
+            break;
+        case SpawnStage::setup:
+            what = "cannot prepare the child";
+            break;
+        case SpawnStage::descriptors:
+            what = "cannot set up the child's descriptors";
+            break;
+        case SpawnStage::limits:
+            what = "cannot set the child's resource limits";
+            break;
         case SpawnStage::drop_privileges:
             what = "cannot run as uid " + std::to_string(options.run_as_uid) + ", gid " +
                    std::to_string(options.run_as_gid);
             break;
-        case SpawnStage::exec: what = "cannot execute '" + options.argv.front() + "'"; break;
+        case SpawnStage::exec:
+            what = "cannot execute '" + options.argv.front() + "'";
+            break;
     }
     return what + ": " + errno_text(failure.error);
 }
 
-ExitStatus decode(int wait_status, bool exit_code_reports_signal) {
+ExitStatus decode(int wait_status, bool exit_code_reports_signal)
+{
     ExitStatus status;
     if (WIFEXITED(wait_status)) {
         status.kind = ExitStatus::Kind::exited;
@@ -251,14 +288,15 @@ ExitStatus decode(int wait_status, bool exit_code_reports_signal) {
     return status;
 }
 
-int reap(int pid) {
+int reap(int pid)
+{
     int wait_status = 0;
-    while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {}
     return wait_status;
 }
 
-void kill_group(int pid) {
+void kill_group(int pid)
+{
     // The group id is the child's pid. Should the child not lead a group (it never reached its
     // setpgid), kill(-pid) finds nothing and only the child itself is signalled.
     if (::kill(-pid, SIGKILL) != 0) ::kill(pid, SIGKILL);
@@ -266,7 +304,8 @@ void kill_group(int pid) {
 
 // True once the child has terminated. Uses WNOWAIT so it stays a zombie: the zombie keeps its
 // pid, and so the process group id, reserved until we have killed what is left of the group.
-bool has_terminated(int pid) {
+bool has_terminated(int pid)
+{
     siginfo_t info{};
     int rc;
     do {
@@ -276,16 +315,18 @@ bool has_terminated(int pid) {
 }
 
 // Rounded up, so a poll() that times out has really reached the deadline.
-int milliseconds_until(Clock::time_point deadline) {
+int milliseconds_until(Clock::time_point deadline)
+{
     auto now = Clock::now();
-    if (deadline <= now) return 0;   // also keeps time_point::min() from overflowing below
+    if (deadline <= now) return 0;  // also keeps time_point::min() from overflowing below
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
     return static_cast<int>(std::max<long long>(0, std::min<long long>(left, 1 << 30)));
 }
 
 // Waits until the child terminates (true) or the deadline passes (false). Sleeps in poll() on a
 // pidfd where the kernel has them; otherwise checks every few milliseconds.
-bool wait_for_termination(int pid, Clock::time_point deadline) {
+bool wait_for_termination(int pid, Clock::time_point deadline)
+{
 #ifdef SYS_pidfd_open
     int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     if (pidfd >= 0) {
@@ -311,17 +352,34 @@ bool wait_for_termination(int pid, Clock::time_point deadline) {
 
 }  // namespace
 
-std::string ExitStatus::describe() const {
+std::string ExitStatus::describe() const
+{
     switch (kind) {
-        case Kind::exited: return "exit code " + std::to_string(code);
-        case Kind::timed_out: return "timed out";
-        case Kind::failed_to_start: return "failed to start: " + error;
-        case Kind::signaled: break;
+        case Kind::exited:
+            return "exit code " + std::to_string(code);
+        case Kind::timed_out:
+            return "timed out";
+        case Kind::failed_to_start:
+            return "failed to start: " + error;
+        case Kind::signaled:
+            break;
     }
-    static const struct { int number; const char* name; } names[] = {
-        {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"},
-        {SIGKILL, "SIGKILL"}, {SIGILL, "SIGILL"},   {SIGTERM, "SIGTERM"}, {SIGPIPE, "SIGPIPE"},
-        {SIGINT, "SIGINT"},   {SIGXCPU, "SIGXCPU"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},
+    static const struct {
+        int number;
+        const char* name;
+    } names[] = {
+        {SIGSEGV, "SIGSEGV"},
+        {SIGABRT, "SIGABRT"},
+        {SIGBUS, "SIGBUS"},
+        {SIGFPE, "SIGFPE"},
+        {SIGKILL, "SIGKILL"},
+        {SIGILL, "SIGILL"},
+        {SIGTERM, "SIGTERM"},
+        {SIGPIPE, "SIGPIPE"},
+        {SIGINT, "SIGINT"},
+        {SIGXCPU, "SIGXCPU"},
+        {SIGTRAP, "SIGTRAP"},
+        {SIGSYS, "SIGSYS"},
         {SIGXFSZ, "SIGXFSZ: wrote more output than the limit"},
     };
     std::string text = "killed by signal " + std::to_string(signal);
@@ -330,7 +388,8 @@ std::string ExitStatus::describe() const {
     return text;
 }
 
-Child Child::spawn(const SpawnOptions& options) {
+Child Child::spawn(const SpawnOptions& options)
+{
     if (options.argv.empty()) throw std::runtime_error("Child::spawn: empty argv");
 
     // Pipes: [0] reads, [1] writes. The child reads `command` and writes `channel`.
@@ -366,9 +425,10 @@ Child Child::spawn(const SpawnOptions& options) {
     plan.command_read = command[0];
     plan.channel_write = channel[1];
     plan.error_pipe = error_pipe[1];
-    struct rlimit files{};
+    struct rlimit files {};
     plan.max_fd = ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < (1u << 16)
-                      ? static_cast<int>(files.rlim_cur) : (1 << 16);
+                      ? static_cast<int>(files.rlim_cur)
+                      : (1 << 16);
     const ProcessLimits& limits = options.limits;
     for (auto [resource, value] : {std::pair<int, unsigned long>{RLIMIT_FSIZE, limits.max_file_bytes},
                                    {RLIMIT_NPROC, limits.max_processes},
@@ -420,18 +480,23 @@ Child Child::spawn(const SpawnOptions& options) {
 }
 
 Child::Child(Child&& other) noexcept
-    : pid_(other.pid_), channel_fd_(other.channel_fd_), command_fd_(other.command_fd_),
-      exit_code_reports_signal_(other.exit_code_reports_signal_), reaped_(other.reaped_),
-      status_(std::move(other.status_)) {
+    : pid_(other.pid_),
+      channel_fd_(other.channel_fd_),
+      command_fd_(other.command_fd_),
+      exit_code_reports_signal_(other.exit_code_reports_signal_),
+      reaped_(other.reaped_),
+      status_(std::move(other.status_))
+{
     other.pid_ = -1;
     other.channel_fd_ = -1;
     other.command_fd_ = -1;
     other.reaped_ = true;
 }
 
-Child& Child::operator=(Child&& other) noexcept {
+Child& Child::operator=(Child&& other) noexcept
+{
     if (this != &other) {
-        Child discarded(std::move(*this));   // its destructor kills and reaps what we held
+        Child discarded(std::move(*this));  // its destructor kills and reaps what we held
         pid_ = other.pid_;
         channel_fd_ = other.channel_fd_;
         command_fd_ = other.command_fd_;
@@ -446,13 +511,15 @@ Child& Child::operator=(Child&& other) noexcept {
     return *this;
 }
 
-Child::~Child() {
+Child::~Child()
+{
     if (pid_ > 0 && !reaped_) kill_and_reap();
     close_quietly(channel_fd_);
     close_quietly(command_fd_);
 }
 
-ExitStatus Child::wait_until(Clock::time_point deadline) {
+ExitStatus Child::wait_until(Clock::time_point deadline)
+{
     if (reaped_ || pid_ <= 0) return status_;
 
     bool terminated = wait_for_termination(pid_, deadline);
@@ -476,11 +543,18 @@ ExitStatus Child::wait_until(Clock::time_point deadline) {
 
 // The caller has given up on the child: this is wait_until with a deadline already passed, so a
 // child still running is reported as timed_out (signal SIGKILL), one already gone as it ended.
-ExitStatus Child::kill_and_reap() { return wait_until(Clock::now()); }
+ExitStatus Child::kill_and_reap()
+{
+    return wait_until(Clock::now());
+}
 
-void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+void become_subreaper()
+{
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
 
-int kill_orphaned_children(int except) {
+int kill_orphaned_children(int except)
+{
     const pid_t self = ::getpid();
     int killed = 0;
     DIR* proc = ::opendir("/proc");
@@ -505,12 +579,13 @@ int kill_orphaned_children(int except) {
     return killed;
 }
 
-std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
+std::string read_file_tail(const std::string& path, std::size_t max_bytes)
+{
     // A child cannot make the grader read another file through a link it planted (O_NOFOLLOW),
     // nor block it on a FIFO (O_NONBLOCK, and only regular files are read).
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return {};
-    struct stat info{};
+    struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
         return {};
@@ -533,13 +608,14 @@ std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
     return text;
 }
 
-CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
-                          std::size_t max_output, const std::string& working_dir) {
+CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds limit, std::size_t max_output,
+                          const std::string& working_dir)
+{
     const char* tmpdir = std::getenv("TMPDIR");
     std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/grader-output-XXXXXX";
     int fd = ::mkstemp(pattern.data());
     if (fd < 0) throw_errno("mkstemp " + pattern);
-    ::close(fd);   // the child reopens it by name
+    ::close(fd);  // the child reopens it by name
 
     // Removes the output file however we leave (spawn may throw).
     struct RemoveFile {

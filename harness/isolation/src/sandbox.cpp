@@ -31,13 +31,17 @@
 namespace harness {
 namespace {
 
-constexpr int sandbox_id = 65534;                 // the program's uid and gid (nobody, nogroup)
-constexpr const char* staging_dir = "/dev/shm";   // covered in the child's mount namespace only
+constexpr int sandbox_id = 65534;                // the program's uid and gid (nobody, nogroup)
+constexpr const char* staging_dir = "/dev/shm";  // covered in the child's mount namespace only
 
-[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+[[noreturn]] void fail(const std::string& what)
+{
+    throw std::runtime_error(what);
+}
 
 // Writes "/proc/self/fd/<fd>" into `out` (async-signal-safe, unlike snprintf).
-void fd_link(int fd, char (&out)[32]) {
+void fd_link(int fd, char (&out)[32])
+{
     const char prefix[] = "/proc/self/fd/";
     char digits[12];
     int count = 0;
@@ -58,19 +62,22 @@ public:
     Staging() = default;
     Staging(const Staging&) = delete;
     Staging& operator=(const Staging&) = delete;
-    ~Staging() {
+    ~Staging()
+    {
         for (const auto& entry : entries_) ::close(entry.pinned);
     }
 
     // `pinned`: the grader's O_PATH descriptor of absolute path `source` (taken over). Returns
     // the path bwrap will find the source at.
-    std::string add(int pinned, const std::string& source, const std::string& name) {
+    std::string add(int pinned, const std::string& source, const std::string& name)
+    {
         entries_.push_back({pinned, source, std::string(staging_dir) + "/" + name, "", -1});
         return entries_.back().to;
     }
 
     // In the child, as root. Returns 0 or an errno value.
-    int stage() noexcept {
+    int stage() noexcept
+    {
         if (::unshare(CLONE_NEWNS) != 0) return errno;
         // Nothing mounted from here on may propagate back to the grader's namespace.
         if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return errno;
@@ -79,7 +86,8 @@ public:
         // (a link swapped in meanwhile fails). All before the tmpfs covers /dev/shm.
         for (auto& entry : entries_) {
             entry.opened = ::open(entry.source.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
-            struct stat pinned{}, opened{};
+            struct stat pinned {
+            }, opened{};
             if (entry.opened < 0) return errno;
             if (::fstat(entry.pinned, &pinned) != 0 || ::fstat(entry.opened, &opened) != 0) return errno;
             if (pinned.st_dev != opened.st_dev || pinned.st_ino != opened.st_ino) return ESTALE;
@@ -103,11 +111,11 @@ public:
 
 private:
     struct Entry {
-        int pinned;            // the grader's descriptor
-        std::string source;    // absolute path
-        std::string to;        // /dev/shm/NAME
-        char from[32];         // the child's /proc/self/fd/N
-        int opened;            // the child's descriptor
+        int pinned;          // the grader's descriptor
+        std::string source;  // absolute path
+        std::string to;      // /dev/shm/NAME
+        char from[32];       // the child's /proc/self/fd/N
+        int opened;          // the child's descriptor
         bool directory = false;
     };
     std::vector<Entry> entries_;
@@ -115,10 +123,11 @@ private:
 
 // Opens a mount source without following a final symbolic link: a link a submission planted in a
 // directory it could write must not make the grader bind some other file. Returns an O_PATH fd.
-int open_source(const std::string& path) {
+int open_source(const std::string& path)
+{
     int fd = ::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) fail("sandbox mount source '" + path + "': " + std::strerror(errno));
-    struct stat info{};
+    struct stat info {};
     if (::fstat(fd, &info) != 0 || S_ISLNK(info.st_mode)) {
         ::close(fd);
         fail("sandbox mount source '" + path + "' is a symbolic link");
@@ -126,14 +135,19 @@ int open_source(const std::string& path) {
     return fd;
 }
 
-std::string absolute(const std::string& path) { return std::filesystem::absolute(path).lexically_normal().string(); }
+std::string absolute(const std::string& path)
+{
+    return std::filesystem::absolute(path).lexically_normal().string();
+}
 
-bool is_below(const std::string& path, const std::string& root) {
+bool is_below(const std::string& path, const std::string& root)
+{
     return path == root || path.rfind(root + "/", 0) == 0;
 }
 
 // `name` on PATH, or empty.
-std::string search_path(const std::string& name) {
+std::string search_path(const std::string& name)
+{
     const char* path = std::getenv("PATH");
     std::string dirs = path ? path : "";
     for (std::size_t start = 0; start <= dirs.size();) {
@@ -150,7 +164,8 @@ std::string search_path(const std::string& name) {
 // A fresh private file or directory for the probe, removed at the end of the scope.
 struct ProbeFiles {
     std::string dir, log;
-    ProbeFiles() {
+    ProbeFiles()
+    {
         const char* tmpdir = std::getenv("TMPDIR");
         std::string base = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/grader-sandbox-probe-XXXXXX";
         std::string dir_pattern = base, log_pattern = base;
@@ -164,7 +179,8 @@ struct ProbeFiles {
         ::close(fd);
         log = log_pattern;
     }
-    ~ProbeFiles() {
+    ~ProbeFiles()
+    {
         ::rmdir(dir.c_str());
         ::unlink(log.c_str());
     }
@@ -173,7 +189,8 @@ struct ProbeFiles {
 // Runs a trivial program in `sandbox` in the shape of real use: a mount of a directory only the
 // grader may enter (0700), the GPU's nodes if there are any, a channel. Empty when it worked,
 // else what went wrong (bwrap's own message included).
-std::string probe(const Sandbox& sandbox) {
+std::string probe(const Sandbox& sandbox)
+{
     try {
         ProbeFiles files;
         SandboxPolicy policy;
@@ -197,7 +214,8 @@ std::string probe(const Sandbox& sandbox) {
 
 }  // namespace
 
-std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_path) {
+std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_path)
+{
     why.clear();
     const std::string or_else = "; or grade trusted code only with --no-sandbox";
     std::string found;
@@ -222,9 +240,11 @@ std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_
     CommandResult version = run_command({sandbox.bwrap_, "--version"}, std::chrono::seconds(30));
     int major = 0, minor = 0, patch = 0;
     char name[32] = {};
-    if (!version.status.ok() || std::sscanf(version.output.c_str(), "%31s %d.%d.%d", name, &major, &minor, &patch) < 3 ||
+    if (!version.status.ok() ||
+        std::sscanf(version.output.c_str(), "%31s %d.%d.%d", name, &major, &minor, &patch) < 3 ||
         std::string(name) != "bubblewrap") {
-        why = "'" + sandbox.bwrap_ + "' does not say it is bubblewrap (--version: " + version.status.describe() + ")" + or_else;
+        why = "'" + sandbox.bwrap_ + "' does not say it is bubblewrap (--version: " + version.status.describe() + ")" +
+              or_else;
         return std::nullopt;
     }
     sandbox.version_ = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
@@ -261,7 +281,8 @@ std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_
     return std::nullopt;
 }
 
-SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& policy) const {
+SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& policy) const
+{
     if (inner.argv.empty()) fail("Sandbox::wrap: empty argv");
     auto staging = std::make_shared<Staging>();
     const bool stage = mode_ == Mode::as_nobody;
@@ -276,10 +297,19 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
 
     // Every namespace, uid and gid 65534, no nested user namespace, no terminal, and the whole
     // sandbox dies with the bwrap process the grader started.
-    std::vector<std::string> args = {
-        "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-        "--unshare-cgroup", "--disable-userns", "--die-with-parent", "--new-session",
-        "--uid", std::to_string(sandbox_id), "--gid", std::to_string(sandbox_id)};
+    std::vector<std::string> args = {"--unshare-user",
+                                     "--unshare-pid",
+                                     "--unshare-net",
+                                     "--unshare-ipc",
+                                     "--unshare-uts",
+                                     "--unshare-cgroup",
+                                     "--disable-userns",
+                                     "--die-with-parent",
+                                     "--new-session",
+                                     "--uid",
+                                     std::to_string(sandbox_id),
+                                     "--gid",
+                                     std::to_string(sandbox_id)};
 
     // A bind of host `source` on `dest`, through the staging directory when bwrap runs as uid 65534.
     int staged = 0;
@@ -296,7 +326,7 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     // The read-only system. /bin, /lib... are links into /usr on a merged-/usr system.
     args.insert(args.end(), {"--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"});
     for (const char* top : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
-        struct stat info{};
+        struct stat info {};
         if (::lstat(top, &info) != 0) continue;
         if (S_ISLNK(info.st_mode)) {
             std::error_code error;
@@ -326,7 +356,8 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
         if (DIR* dev = ::opendir("/dev")) {
             while (const dirent* entry = ::readdir(dev)) {
                 const std::string name = entry->d_name;
-                if (name.rfind("nvidia", 0) == 0) args.insert(args.end(), {"--dev-bind", "/dev/" + name, "/dev/" + name});
+                if (name.rfind("nvidia", 0) == 0)
+                    args.insert(args.end(), {"--dev-bind", "/dev/" + name, "/dev/" + name});
             }
             ::closedir(dev);
         }
@@ -348,14 +379,15 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     args.insert(args.end(), {"--chdir", policy.working_dir, "--clearenv"});
     for (const auto& entry : policy.env) {
         const std::size_t equals = entry.find('=');
-        if (equals == std::string::npos || equals == 0) fail("sandbox environment entry '" + entry + "' is not NAME=value");
+        if (equals == std::string::npos || equals == 0)
+            fail("sandbox environment entry '" + entry + "' is not NAME=value");
         args.insert(args.end(), {"--setenv", entry.substr(0, equals), entry.substr(equals + 1)});
     }
     args.push_back("--");
     args.insert(args.end(), inner.argv.begin(), inner.argv.end());
 
     outer.argv.insert(outer.argv.end(), args.begin(), args.end());
-    outer.clear_env = true;         // bwrap needs nothing; the program gets policy.env only
+    outer.clear_env = true;  // bwrap needs nothing; the program gets policy.env only
     outer.working_dir = "/";
     outer.output_file = inner.output_file;
     outer.create_channel = inner.create_channel;
@@ -370,22 +402,27 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     return outer;
 }
 
-void Sandbox::make_writable(const std::string& path) const {
+void Sandbox::make_writable(const std::string& path) const
+{
     if (mode_ != Mode::as_nobody) return;
     if (::lchown(path.c_str(), sandbox_id, sandbox_id) != 0)
         fail("cannot hand '" + path + "' to uid " + std::to_string(sandbox_id) + ": " + std::strerror(errno));
 }
 
-std::string Sandbox::describe() const {
+std::string Sandbox::describe() const
+{
     std::string text = "bubblewrap " + version_ + " (" + bwrap_ + "), uid " + std::to_string(sandbox_id);
     switch (mode_) {
-        case Mode::as_nobody: break;
+        case Mode::as_nobody:
+            break;
         case Mode::as_grader:
             text += " (uid " + std::to_string(::getuid()) + " outside: the process limit counts all its processes)";
             break;
         case Mode::as_root:
-            text += " (root outside: bwrap runs as root, so the program has root's access to the host files it "
-                    "sees and the process limit is not enforced; " + note_ + ")";
+            text +=
+                " (root outside: bwrap runs as root, so the program has root's access to the host files it "
+                "sees and the process limit is not enforced; " +
+                note_ + ")";
             break;
     }
     return text;

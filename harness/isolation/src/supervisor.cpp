@@ -11,14 +11,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double seconds_since(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+double ms_between(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 // Why a conversation ended before the grader was done with it.
 struct Ended {
     enum class Why { cuda_error, exception, closed, timed_out, violation } why;
-    std::string what;                  // violation: what arrived
-    nlohmann::json error;              // cuda_error, exception: the runner's meta
+    std::string what;      // violation: what arrived
+    nlohmann::json error;  // cuda_error, exception: the runner's meta
 };
 
 // One runner process's conversation with the grader: the grader sends a command, waits for its
@@ -65,7 +71,8 @@ private:
 
         // An output is the case's elements with guard zones, three buffers' worth at most; a header
         // announcing more is malformed rather than an allocation the grader makes.
-        answers.set_max_blob_bytes(8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
+        answers.set_max_blob_bytes(
+            8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
         send(commands, MessageType::run_case, {{"case", c.index}});
         current_->output = expect(answers, MessageType::case_output);
         if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)
@@ -126,7 +133,7 @@ private:
     {
         try {
             commands.send(type, meta);
-        } catch (const std::exception&) {   // the runner has closed its end: it is gone
+        } catch (const std::exception&) {  // the runner has closed its end: it is gone
             throw Ended{Ended::Why::closed, {}, {}};
         }
     }
@@ -136,11 +143,14 @@ private:
     {
         Message message;
         switch (answers.receive(message, deadline_)) {
-        case ChannelReader::Result::message: break;
-        case ChannelReader::Result::end_of_stream: throw Ended{Ended::Why::closed, {}, {}};
-        case ChannelReader::Result::timed_out: throw Ended{Ended::Why::timed_out, {}, {}};
-        case ChannelReader::Result::malformed:
-            throw Ended{Ended::Why::violation, "data that the runner never sends", {}};
+            case ChannelReader::Result::message:
+                break;
+            case ChannelReader::Result::end_of_stream:
+                throw Ended{Ended::Why::closed, {}, {}};
+            case ChannelReader::Result::timed_out:
+                throw Ended{Ended::Why::timed_out, {}, {}};
+            case ChannelReader::Result::malformed:
+                throw Ended{Ended::Why::violation, "data that the runner never sends", {}};
         }
         if (message.type == MessageType::cuda_error && message.meta.is_object())
             throw Ended{Ended::Why::cuda_error, {}, message.meta};
@@ -162,42 +172,43 @@ private:
     void end(Child& child, const Ended& ended)
     {
         const bool timed_out = ended.why == Ended::Why::timed_out;
-        const ExitStatus status = ended.why == Ended::Why::closed ? child.wait_until(Clock::now() + std::chrono::seconds(5))
-                                                                  : child.kill_and_reap();
+        const ExitStatus status = ended.why == Ended::Why::closed
+                                      ? child.wait_until(Clock::now() + std::chrono::seconds(5))
+                                      : child.kill_and_reap();
         if (!said_hello_) return startup_failed(ended, status);
-        if (!current_) return;   // every case was settled: what came after does not matter
+        if (!current_) return;  // every case was settled: what came after does not matter
         CaseRun& failed = *current_;
-        failed.reps.clear();   // a conversation that broke off leaves no repetition to count
+        failed.reps.clear();  // a conversation that broke off leaves no repetition to count
         failed.retimed_reps.clear();
         switch (ended.why) {
-        case Ended::Why::cuda_error:
-            failed.outcome = CaseRun::Outcome::cuda_error;
-            failed.error = ended.error;
-            break;
-        case Ended::Why::exception:
-            failed.outcome = CaseRun::Outcome::exception;
-            failed.error = ended.error;
-            break;
-        case Ended::Why::violation:
-            failed.outcome = CaseRun::Outcome::protocol_error;
-            failed.error = {{"reason", "the grader's private channel received " + ended.what +
-                                           ": submitted code must not write to the grader's file descriptors"}};
-            failed.output.reset();
-            break;
-        case Ended::Why::timed_out:
-        case Ended::Why::closed:
-            if (failed.outcome == CaseRun::Outcome::output && timed_out) {
-                failed.timing_incomplete = true;   // its output arrived; the repetitions did not finish
+            case Ended::Why::cuda_error:
+                failed.outcome = CaseRun::Outcome::cuda_error;
+                failed.error = ended.error;
                 break;
-            }
-            const bool budget_cut = timed_out && deadline_ >= budget_end_;
-            const std::string limit = budget_cut ? "the exercise's time budget ran out during the case"
-                                                 : "stopped after exceeding the case's time limit";
-            failed.outcome = timed_out ? CaseRun::Outcome::timeout : CaseRun::Outcome::crashed;
-            failed.error = {{"reason", timed_out ? limit : "the runner " + status.describe() + " during the case"},
-                            {"exit", status.describe()}};
-            failed.output.reset();
-            break;
+            case Ended::Why::exception:
+                failed.outcome = CaseRun::Outcome::exception;
+                failed.error = ended.error;
+                break;
+            case Ended::Why::violation:
+                failed.outcome = CaseRun::Outcome::protocol_error;
+                failed.error = {{"reason", "the grader's private channel received " + ended.what +
+                                               ": submitted code must not write to the grader's file descriptors"}};
+                failed.output.reset();
+                break;
+            case Ended::Why::timed_out:
+            case Ended::Why::closed:
+                if (failed.outcome == CaseRun::Outcome::output && timed_out) {
+                    failed.timing_incomplete = true;  // its output arrived; the repetitions did not finish
+                    break;
+                }
+                const bool budget_cut = timed_out && deadline_ >= budget_end_;
+                const std::string limit = budget_cut ? "the exercise's time budget ran out during the case"
+                                                     : "stopped after exceeding the case's time limit";
+                failed.outcome = timed_out ? CaseRun::Outcome::timeout : CaseRun::Outcome::crashed;
+                failed.error = {{"reason", timed_out ? limit : "the runner " + status.describe() + " during the case"},
+                                {"exit", status.describe()}};
+                failed.output.reset();
+                break;
         }
         settle_current();
     }
@@ -229,10 +240,10 @@ private:
         while (!pending_.empty()) {
             CaseRun failed;
             failed.index = pending_.front().index;
-            failed.outcome = gpu                                    ? CaseRun::Outcome::not_run
-                             : ended.why == Ended::Why::timed_out   ? CaseRun::Outcome::timeout
-                             : ended.why == Ended::Why::violation   ? CaseRun::Outcome::protocol_error
-                                                                    : CaseRun::Outcome::crashed;
+            failed.outcome = gpu                                  ? CaseRun::Outcome::not_run
+                             : ended.why == Ended::Why::timed_out ? CaseRun::Outcome::timeout
+                             : ended.why == Ended::Why::violation ? CaseRun::Outcome::protocol_error
+                                                                  : CaseRun::Outcome::crashed;
             failed.error = {{"reason", run_.startup_failure}};
             pending_.pop_front();
             on_case_(std::move(failed));
@@ -246,7 +257,7 @@ private:
     ExerciseRun& run_;
     const std::function<void(CaseRun&&)>& on_case_;
 
-    std::random_device random_;        // keys the runner cannot predict
+    std::random_device random_;  // keys the runner cannot predict
     bool said_hello_ = false;
     std::optional<CaseRun> current_;
     Clock::time_point case_started_{}, deadline_{};
@@ -277,7 +288,7 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
         Child child = Child::spawn(spawn);
         Conversation(request, limits, budget_end, pending, run, on_case).run(child);
         child.kill_and_reap();
-        kill_orphaned_children();   // anything it left behind outside its process group
+        kill_orphaned_children();  // anything it left behind outside its process group
     }
     run.seconds = seconds_since(started);
     return run;

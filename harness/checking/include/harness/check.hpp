@@ -19,7 +19,7 @@ namespace harness {
 // Expected output and, per element, the largest difference a correct summation order can make.
 struct Expected {
     std::vector<double> value;
-    std::vector<double> tolerance;   // empty where every correct order is exact (integer data)
+    std::vector<double> tolerance;  // empty where every correct order is exact (integer data)
 
     double tolerance_at(std::size_t i) const { return tolerance.empty() ? 0.0 : tolerance[i]; }
 };
@@ -38,13 +38,13 @@ double double_sum_tolerance(std::int64_t depth, double abs_sum);
 
 // What the runner sent back for one case, split into its segments.
 struct RawOutput {
-    std::vector<std::uint8_t> out_with_guards;   // guard_elements, output, guard_elements
-    std::vector<std::uint8_t> in_guards;         // front guard then back guard of the input
-    std::vector<std::uint8_t> scratch_guards;    // same for scratch (empty if none)
+    std::vector<std::uint8_t> out_with_guards;  // guard_elements, output, guard_elements
+    std::vector<std::uint8_t> in_guards;        // front guard then back guard of the input
+    std::vector<std::uint8_t> scratch_guards;   // same for scratch (empty if none)
     std::uint64_t input_checksum = 0;
     std::int64_t input_first_changed = -1;
     std::int64_t input_changed_elements = 0;
-    std::optional<std::uint64_t> repeat_checksum;   // the output of a second run on the same input
+    std::optional<std::uint64_t> repeat_checksum;  // the output of a second run on the same input
 
     // The output itself, without its guard zones (check_case has verified the sizes).
     const std::uint8_t* output(ElementType type) const
@@ -53,7 +53,8 @@ struct RawOutput {
     }
     std::uint64_t output_checksum(ElementType type) const
     {
-        return checksum64(output(type), out_with_guards.size() - 2 * static_cast<std::size_t>(guard_elements) * element_bytes(type));
+        return checksum64(output(type),
+                          out_with_guards.size() - 2 * static_cast<std::size_t>(guard_elements) * element_bytes(type));
     }
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.
@@ -61,9 +62,9 @@ RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>
 
 struct Diagnosis {
     bool correct = false;
-    std::string summary;                 // one line, e.g. "1,536 of 4,096 elements wrong"
-    std::vector<std::string> findings;   // what went wrong and where, in words a student can act on
-    nlohmann::json detail;               // the same as data: first_wrong, counts, sections, ...
+    std::string summary;                // one line, e.g. "1,536 of 4,096 elements wrong"
+    std::vector<std::string> findings;  // what went wrong and where, in words a student can act on
+    nlohmann::json detail;              // the same as data: first_wrong, counts, sections, ...
 };
 
 Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,

@@ -25,7 +25,7 @@ struct Case {
     int mask_width = 0;         // convolutions only
     DataKind data = DataKind::integers;
     std::uint64_t seed = 0;
-    bool timed = false;         // a speed case: also timed against the reference
+    bool timed = false;  // a speed case: also timed against the reference
 };
 
 // The exercise's cases, from its family (harness/family.hpp).

@@ -24,22 +24,22 @@ constexpr int child_channel_fd = 4;
 // is a protocol error. Commands travel on fd child_command_fd, answers on child_channel_fd.
 enum class MessageType : std::uint32_t {
     // runner -> grader
-    hello = 1,          // unasked, first: {exercise, launcher_found}
-    case_output = 3,    // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
-    cuda_error = 5,     // answers any command that failed: {case, phase, error, message}; the runner exits
-    exception = 6,      // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
-    done = 7,           // answers quit: {}
-    prepared = 8,       // answers prepare: {}
-    launched = 9,       // answers launch: {event_ms}
-    checksummed = 10,   // answers checksum: {checksum}
-    calibration = 11,   // answers calibrate (reference runner only): device facts, copy bandwidth
+    hello = 1,         // unasked, first: {exercise, launcher_found}
+    case_output = 3,   // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
+    cuda_error = 5,    // answers any command that failed: {case, phase, error, message}; the runner exits
+    exception = 6,     // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
+    done = 7,          // answers quit: {}
+    prepared = 8,      // answers prepare: {}
+    launched = 9,      // answers launch: {event_ms}
+    checksummed = 10,  // answers checksum: {checksum}
+    calibration = 11,  // answers calibrate (reference runner only): device facts, copy bandwidth
     // grader -> runner
-    run_case = 20,      // {case}: generate the case's input, run the launcher, send the output
-    prepare = 21,       // {key}: make the input variant of `key`, poison the output, flush the L2
-    launch = 22,        // {}: one timed launcher call on the prepared variant
-    checksum = 23,      // {}: checksum of the output the last launch left
-    quit = 24,          // {}
-    calibrate = 25,     // {}: measure the device (reference runner only)
+    run_case = 20,   // {case}: generate the case's input, run the launcher, send the output
+    prepare = 21,    // {key}: make the input variant of `key`, poison the output, flush the L2
+    launch = 22,     // {}: one timed launcher call on the prepared variant
+    checksum = 23,   // {}: checksum of the output the last launch left
+    quit = 24,       // {}
+    calibrate = 25,  // {}: measure the device (reference runner only)
 };
 
 struct Message {
@@ -52,8 +52,7 @@ struct Message {
 class ChannelWriter {
 public:
     explicit ChannelWriter(int fd) : fd_(fd) {}
-    void send(MessageType type, const nlohmann::json& meta, const void* blob = nullptr,
-              std::size_t blob_bytes = 0);
+    void send(MessageType type, const nlohmann::json& meta, const void* blob = nullptr, std::size_t blob_bytes = 0);
     int fd() const { return fd_; }
 
 private:
@@ -74,11 +73,11 @@ private:
     int fd_;
     std::uint64_t max_blob_bytes_ = 8ull << 30;
     // The message in progress when a deadline passed mid-message; the next receive() resumes it.
-    std::vector<std::uint8_t> frame_;   // header, then header + meta once the header is known
+    std::vector<std::uint8_t> frame_;  // header, then header + meta once the header is known
     std::size_t frame_got_ = 0;
     std::vector<std::uint8_t> blob_;
     std::size_t blob_got_ = 0;
-    bool broken_ = false;               // framing lost (malformed): every later call is malformed
+    bool broken_ = false;  // framing lost (malformed): every later call is malformed
 };
 
 }  // namespace harness

@@ -21,8 +21,8 @@ private:
 inline void cuda_check(cudaError_t code, const char* call, const char* file, int line)
 {
     if (code != cudaSuccess)
-        throw CudaError(code, std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ") from " +
-                                  call + " at " + file + ":" + std::to_string(line));
+        throw CudaError(code, std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ") from " + call +
+                                  " at " + file + ":" + std::to_string(line));
 }
 
 }  // namespace harness

@@ -11,9 +11,9 @@
 namespace harness {
 
 struct CaseInputs {
-    std::vector<float> in_f32;    // scans, convolutions
-    std::vector<double> in_f64;   // reductions
-    std::vector<float> mask;      // convolutions: mask_width (1D) or mask_width^2 (2D) values
+    std::vector<float> in_f32;   // scans, convolutions
+    std::vector<double> in_f64;  // reductions
+    std::vector<float> mask;     // convolutions: mask_width (1D) or mask_width^2 (2D) values
 
     const void* input_data() const;
     std::size_t input_bytes() const;

@@ -18,7 +18,7 @@ class ExerciseFamily {
 public:
     virtual ~ExerciseFamily() = default;
     virtual ElementType element_type() const = 0;
-    virtual bool uses_scratch() const = 0;   // the launcher takes a scratch buffer of n + scratch_extra
+    virtual bool uses_scratch() const = 0;  // the launcher takes a scratch buffer of n + scratch_extra
     virtual std::int64_t output_elements(const Case& c) const { return c.n; }
     virtual std::vector<Case> cases(const Exercise& exercise) const = 0;
     virtual CaseInputs inputs(const Exercise& exercise, const Case& c) const = 0;
@@ -27,9 +27,18 @@ public:
 const ExerciseFamily& family_of(const Exercise& exercise);
 
 // Shorthands for the family's answers.
-inline ElementType element_type(const Exercise& e) { return family_of(e).element_type(); }
-inline bool uses_scratch(const Exercise& e) { return family_of(e).uses_scratch(); }
-inline std::int64_t output_elements(const Exercise& e, const Case& c) { return family_of(e).output_elements(c); }
+inline ElementType element_type(const Exercise& e)
+{
+    return family_of(e).element_type();
+}
+inline bool uses_scratch(const Exercise& e)
+{
+    return family_of(e).uses_scratch();
+}
+inline std::int64_t output_elements(const Exercise& e, const Case& c)
+{
+    return family_of(e).output_elements(c);
+}
 
 // Builds a family's case list: numbers the cases and derives each seed from exercise and label.
 class CaseList {

@@ -38,16 +38,20 @@ HARNESS_HOST_DEVICE inline bool variant_flips(std::uint64_t key, std::uint64_t i
 HARNESS_HOST_DEVICE inline std::uint64_t checksum_term(std::uint64_t i, float v)
 {
     std::uint32_t bits = 0;
-    if (v != v) bits = 0x7fc00000u;
-    else if (v != 0.0f) memcpy(&bits, &v, sizeof bits);
+    if (v != v)
+        bits = 0x7fc00000u;
+    else if (v != 0.0f)
+        memcpy(&bits, &v, sizeof bits);
     return mix64(bits ^ (i * 0xd1b54a32d192ed03ull));
 }
 
 HARNESS_HOST_DEVICE inline std::uint64_t checksum_term(std::uint64_t i, double v)
 {
     std::uint64_t bits = 0;
-    if (v != v) bits = 0x7ff8000000000000ull;
-    else if (v != 0.0) memcpy(&bits, &v, sizeof bits);
+    if (v != v)
+        bits = 0x7ff8000000000000ull;
+    else if (v != 0.0)
+        memcpy(&bits, &v, sizeof bits);
     return mix64(bits ^ (i * 0xd1b54a32d192ed03ull));
 }
 

@@ -19,12 +19,12 @@ namespace harness {
 struct ExitStatus {
     enum class Kind { exited, signaled, timed_out, failed_to_start };
     Kind kind = Kind::failed_to_start;
-    int code = 0;        // exit code when kind == exited
-    int signal = 0;      // signal number when kind == signaled (or the signal we killed it with)
-    std::string error;   // why it failed to start, when kind == failed_to_start
+    int code = 0;       // exit code when kind == exited
+    int signal = 0;     // signal number when kind == signaled (or the signal we killed it with)
+    std::string error;  // why it failed to start, when kind == failed_to_start
 
     bool ok() const { return kind == Kind::exited && code == 0; }
-    std::string describe() const;   // "exit code 3", "signal 11 (SIGSEGV)", "timed out", ...
+    std::string describe() const;  // "exit code 3", "signal 11 (SIGSEGV)", "timed out", ...
 };
 
 // No file a child writes (its captured output included) may grow past this; past it the child
@@ -33,25 +33,25 @@ constexpr unsigned long max_child_file_bytes = 256ul << 20;
 
 // Resource limits set in the child before exec (setrlimit); 0 leaves a limit as inherited.
 struct ProcessLimits {
-    unsigned long max_file_bytes = max_child_file_bytes;   // RLIMIT_FSIZE
-    unsigned long max_processes = 0;    // RLIMIT_NPROC (counts per real uid: see run_as_uid)
-    unsigned long max_open_files = 0;   // RLIMIT_NOFILE
-    unsigned long cpu_seconds = 0;      // RLIMIT_CPU
-    unsigned long max_data_bytes = 0;   // RLIMIT_DATA (heap and private writable mappings)
+    unsigned long max_file_bytes = max_child_file_bytes;  // RLIMIT_FSIZE
+    unsigned long max_processes = 0;                      // RLIMIT_NPROC (counts per real uid: see run_as_uid)
+    unsigned long max_open_files = 0;                     // RLIMIT_NOFILE
+    unsigned long cpu_seconds = 0;                        // RLIMIT_CPU
+    unsigned long max_data_bytes = 0;                     // RLIMIT_DATA (heap and private writable mappings)
 };
 
 struct SpawnOptions {
-    std::vector<std::string> argv;             // argv[0] is the program (PATH is searched)
-    std::vector<std::string> extra_env;        // "NAME=value" entries added to the environment
-    bool clear_env = false;                    // start from an empty environment (extra_env only)
-    std::string working_dir;                   // empty: inherit
-    std::string output_file;                   // stdout+stderr go here (truncated; a symbolic link
-                                               // is refused); empty: /dev/null
-    bool create_channel = false;               // two private pipes, see child_command_fd above.
-                                               // The child has fds 0-2 (and these two), no other
+    std::vector<std::string> argv;       // argv[0] is the program (PATH is searched)
+    std::vector<std::string> extra_env;  // "NAME=value" entries added to the environment
+    bool clear_env = false;              // start from an empty environment (extra_env only)
+    std::string working_dir;             // empty: inherit
+    std::string output_file;             // stdout+stderr go here (truncated; a symbolic link
+                                         // is refused); empty: /dev/null
+    bool create_channel = false;         // two private pipes, see child_command_fd above.
+                                         // The child has fds 0-2 (and these two), no other
     ProcessLimits limits;
-    int run_as_uid = -1, run_as_gid = -1;      // when both >= 0 and the grader is root: drop to these
-                                               // (setgroups({}), setresgid, setresuid) before exec
+    int run_as_uid = -1, run_as_gid = -1;  // when both >= 0 and the grader is root: drop to these
+                                           // (setgroups({}), setresgid, setresuid) before exec
     // Runs in the child after its output file is open and before it drops privileges and execs:
     // async-signal-safe calls only (no allocation, no locks). Returns 0, or an errno value that
     // fails the spawn (failed_to_start). Sandbox::wrap uses it to prepare mounts as root.
@@ -64,7 +64,7 @@ struct SpawnOptions {
 // A running child in its own process group. Destruction kills the group and reaps the child.
 class Child {
 public:
-    static Child spawn(const SpawnOptions& options);   // throws std::runtime_error on pipe/fork failure
+    static Child spawn(const SpawnOptions& options);  // throws std::runtime_error on pipe/fork failure
 
     Child(Child&&) noexcept;
     Child& operator=(Child&&) noexcept;
@@ -98,7 +98,7 @@ private:
 // Runs a command to completion with a wall-clock limit, capturing its combined output.
 struct CommandResult {
     ExitStatus status;
-    std::string output;           // combined stdout+stderr, at most max_output bytes (tail kept)
+    std::string output;  // combined stdout+stderr, at most max_output bytes (tail kept)
     double seconds = 0;
 };
 CommandResult run_command(const std::vector<std::string>& argv, std::chrono::milliseconds limit,

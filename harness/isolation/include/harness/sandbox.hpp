@@ -26,21 +26,21 @@
 namespace harness {
 
 struct SandboxMount {
-    std::string host_path;      // a file or directory on the grader's side; not a symbolic link
-    std::string sandbox_path;   // where the program sees it (absolute)
+    std::string host_path;     // a file or directory on the grader's side; not a symbolic link
+    std::string sandbox_path;  // where the program sees it (absolute)
     bool writable = false;
 };
 
 struct SandboxPolicy {
-    std::vector<SandboxMount> mounts;   // beyond the read-only system, bound in this order
-    std::vector<std::string> system_paths_extra;   // more read-only system paths (e.g. a toolchain
-                                                   // root), seen at their real path (links kept)
-    bool gpu = false;                   // bind /dev/nvidia* (and /sys, which the driver reads)
-    std::string working_dir = "/tmp";   // inside the sandbox
-    std::vector<std::string> env;       // "NAME=value": the program's whole environment (but
-                                        // PWD, the working directory, which bwrap always sets)
-    std::uint64_t tmp_bytes = 512ull << 20;   // size of the private /tmp (tmpfs)
-    ProcessLimits limits;               // processes, open files, CPU seconds, file size, memory
+    std::vector<SandboxMount> mounts;             // beyond the read-only system, bound in this order
+    std::vector<std::string> system_paths_extra;  // more read-only system paths (e.g. a toolchain
+                                                  // root), seen at their real path (links kept)
+    bool gpu = false;                             // bind /dev/nvidia* (and /sys, which the driver reads)
+    std::string working_dir = "/tmp";             // inside the sandbox
+    std::vector<std::string> env;                 // "NAME=value": the program's whole environment (but
+                                                  // PWD, the working directory, which bwrap always sets)
+    std::uint64_t tmp_bytes = 512ull << 20;       // size of the private /tmp (tmpfs)
+    ProcessLimits limits;                         // processes, open files, CPU seconds, file size, memory
 };
 
 class Sandbox {
@@ -79,7 +79,7 @@ private:
     std::string bwrap_;
     std::string version_;
     Mode mode_ = Mode::as_grader;
-    std::string note_;   // why the mode is weaker than it should be
+    std::string note_;  // why the mode is weaker than it should be
 };
 
 }  // namespace harness

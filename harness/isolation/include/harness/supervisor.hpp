@@ -38,7 +38,7 @@ struct SupervisorLimits {
 // sending the command to receiving the whole answer; event_ms and checksum are what the runner
 // said (untrusted: the judge bounds the one and verifies the other).
 struct TimedRep {
-    std::uint64_t key = 0;        // the input variant (harness/variant.hpp)
+    std::uint64_t key = 0;  // the input variant (harness/variant.hpp)
     double prepare_ms = 0, launch_ms = 0, checksum_ms = 0;
     double event_ms = 0;
     std::uint64_t checksum = 0;
@@ -50,30 +50,30 @@ struct CaseRun {
     enum class Outcome { output, cuda_error, exception, crashed, timeout, protocol_error, not_run };
     int index = -1;
     Outcome outcome = Outcome::not_run;
-    std::optional<Message> output;     // case_output
-    std::vector<TimedRep> reps;        // speed cases: warm-ups and timed repetitions, in order
-    std::vector<TimedRep> retimed_reps;   // a second batch, when the request's retime_if asked for it
-    bool timing_incomplete = false;    // the output arrived, the repetitions did not all finish
-    nlohmann::json error = nlohmann::json::object();   // cuda_error or exception meta, or {"reason": ...}
-    double seconds = 0;                // the whole case, as the grader saw it
+    std::optional<Message> output;                    // case_output
+    std::vector<TimedRep> reps;                       // speed cases: warm-ups and timed repetitions, in order
+    std::vector<TimedRep> retimed_reps;               // a second batch, when the request's retime_if asked for it
+    bool timing_incomplete = false;                   // the output arrived, the repetitions did not all finish
+    nlohmann::json error = nlohmann::json::object();  // cuda_error or exception meta, or {"reason": ...}
+    double seconds = 0;                               // the whole case, as the grader saw it
 };
 
 struct ExerciseRun {
     bool launcher_found = true;
-    std::string startup_failure;       // set when a runner could not start
-    int processes = 0;                 // runners started
+    std::string startup_failure;  // set when a runner could not start
+    int processes = 0;            // runners started
     double seconds = 0;
 };
 
 struct RunCase {
     int index = 0;
-    std::int64_t elements = 0;         // for the size allowance of the case's time limit
+    std::int64_t elements = 0;  // for the size allowance of the case's time limit
     bool timed = false;
 };
 
 struct RunRequest {
     std::string exercise;
-    std::vector<RunCase> cases;        // in order
+    std::vector<RunCase> cases;  // in order
     // How to start runner process number k (from 1): program, sandbox, log file. The program is
     // started with create_channel and must take `--exercise NAME` (added here).
     std::function<SpawnOptions(int k)> spawn;
