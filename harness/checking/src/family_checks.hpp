@@ -5,6 +5,7 @@
 
 #include "array_check.hpp"
 #include "harness/check.hpp"
+#include "harness/family.hpp"
 
 namespace harness::detail {
 

@@ -242,14 +242,12 @@ private:
 
 const FamilyChecks& conv1d_checks()
 {
-    static const ConvolutionChecks checks(false);
-    return checks;
+    return single_instance<ConvolutionChecks, false>();
 }
 
 const FamilyChecks& conv2d_checks()
 {
-    static const ConvolutionChecks checks(true);
-    return checks;
+    return single_instance<ConvolutionChecks, true>();
 }
 
 }  // namespace harness::detail

@@ -124,14 +124,12 @@ private:
 
 const ExerciseFamily& conv1d_family()
 {
-    static const ConvolutionFamily family(false);
-    return family;
+    return single_instance<ConvolutionFamily, false>();
 }
 
 const ExerciseFamily& conv2d_family()
 {
-    static const ConvolutionFamily family(true);
-    return family;
+    return single_instance<ConvolutionFamily, true>();
 }
 
 }  // namespace harness

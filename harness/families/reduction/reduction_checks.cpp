@@ -187,8 +187,7 @@ public:
 
 const FamilyChecks& reduction_checks()
 {
-    static const ReductionChecks checks;
-    return checks;
+    return single_instance<ReductionChecks>();
 }
 
 }  // namespace harness::detail

@@ -77,8 +77,7 @@ public:
 
 const ExerciseFamily& reduction_family()
 {
-    static const ReductionFamily family;
-    return family;
+    return single_instance<ReductionFamily>();
 }
 
 }  // namespace harness

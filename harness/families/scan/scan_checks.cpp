@@ -176,14 +176,12 @@ private:
 
 const FamilyChecks& section_scan_checks()
 {
-    static const ScanChecks checks(false);
-    return checks;
+    return single_instance<ScanChecks, false>();
 }
 
 const FamilyChecks& full_scan_checks()
 {
-    static const ScanChecks checks(true);
-    return checks;
+    return single_instance<ScanChecks, true>();
 }
 
 }  // namespace detail

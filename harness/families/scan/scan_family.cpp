@@ -73,14 +73,12 @@ std::vector<Case> ScanFamily::cases(const Exercise& exercise) const
 
 const ExerciseFamily& section_scan_family()
 {
-    static const ScanFamily family(false);
-    return family;
+    return single_instance<ScanFamily, false>();
 }
 
 const ExerciseFamily& full_scan_family()
 {
-    static const ScanFamily family(true);
-    return family;
+    return single_instance<ScanFamily, true>();
 }
 
 }  // namespace harness

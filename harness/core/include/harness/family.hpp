@@ -26,6 +26,15 @@ public:
 
 const ExerciseFamily& family_of(const Exercise& exercise);
 
+// The one instance of a family's implementation, constructed from `arguments`: what each
+// <id>_family() and <id>_checks() of harness/families.def returns.
+template <typename Implementation, auto... arguments>
+const Implementation& single_instance()
+{
+    static const Implementation instance{arguments...};
+    return instance;
+}
+
 // Shorthands for the family's answers.
 inline ElementType element_type(const Exercise& e)
 {
