@@ -8,29 +8,40 @@
 #include <nlohmann/json.hpp>
 
 #include "grading/results.hpp"
+#include "grading/rubric.hpp"
 
 namespace grading {
 
 // Gradescope's visibility settings ("hidden", "after_due_date", "after_published", "visible"),
 // from the rubric's "gradescope" object.
 struct GradescopeSettings {
-    std::string visibility = "visible";          // of the whole result
-    std::string stdout_visibility = "hidden";    // of what the autograder printed
-    std::string test_visibility = "visible";     // of each test
+    std::string visibility = "visible";        // of the whole result
+    std::string stdout_visibility = "hidden";  // of what the autograder printed
+    std::string test_visibility = "visible";   // of each test
 };
 
 // Where to write each format; an empty path: not asked for.
 struct FormatRequests {
     std::string gradescope, prairielearn, junit, markdown;
     GradescopeSettings gradescope_settings;
+    // The rubric that scored the report. An ExerciseResult's points alone cannot say how its maximum
+    // splits into correctness and speed (a failed exercise has 0 of each), the rubric's proportions
+    // can; its speed thresholds also explain the speed points to the student.
+    Rubric rubric;
 };
 
-nlohmann::json to_gradescope(const GradeReport& report, const GradescopeSettings& settings);
-nlohmann::json to_prairielearn(const GradeReport& report);
+// Two tests per exercise, "<exercise>: correctness" and "<exercise>: speed", so that a correct but
+// slow exercise shows its correctness as passed; a leaderboard of speedups of correct exercises.
+nlohmann::json to_gradescope(const GradeReport& report, const GradescopeSettings& settings, const Rubric& rubric = {});
+// The same two tests per exercise; its score is a fraction of the maximum, as PrairieLearn wants.
+nlohmann::json to_prairielearn(const GradeReport& report, const Rubric& rubric = {});
+// One <testsuite> per exercise, one <testcase> per case (one in all for an exercise that never ran).
 std::string to_junit_xml(const GradeReport& report);
+// For a CI job summary or a pull request comment: a table of exercises, then what failed.
 std::string to_markdown_summary(const GradeReport& report);
 
-// Writes every requested format; throws std::runtime_error naming the file it could not write.
+// Writes every requested format, each even when another fails; throws std::runtime_error naming
+// every file it could not write.
 void write_requested_formats(const GradeReport& report, const FormatRequests& requests);
 
 }  // namespace grading
