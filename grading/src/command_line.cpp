@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -25,7 +24,14 @@ const char* description = R"(Grades a directory of <exercise>.cu files (see docs
 or lists the exercises and their cases:
   grade --list [--exercise NAME])";
 
-const char* exit_codes = "Exit codes: 0 graded, 2 usage error, 3 the grading environment is not usable (no sandbox).";
+const char* exit_codes = R"(Exit codes:
+  0  graded, and every case of every exercise asked for passed (speed points, which depend
+     on the machine's load, do not count here); also --help, --version and --list
+  1  graded, and something did not pass: the table and the results file say what
+  2  usage error: the command line or the --rubric file is wrong; nothing was graded
+  3  this machine cannot grade: no usable GPU, a compiler that does not work, the grader's
+     lib/ not beside its bin/, no sandbox, an output directory missing or not writable, a
+     --rubric file it may not read; nothing was graded and no results file was written)";
 
 // An upper bound keeps the conversion to milliseconds from overflowing; a day is far beyond any exercise.
 constexpr double max_limit_seconds = 24 * 60 * 60;
@@ -65,14 +71,14 @@ std::chrono::milliseconds to_milliseconds(double seconds)
     return std::chrono::milliseconds(std::max(1LL, std::llround(seconds * 1000)));
 }
 
-Rubric load_rubric(const std::string& path)
+// A rubric's mistakes are a usage error (the instructor's input, like an option); a rubric file
+// this process may not read is not, and leaves parse_command_line as RubricUnreadable.
+Rubric rubric_from_file(const std::string& path)
 {
-    std::ifstream file(path);
-    if (!file) throw CLI::ValidationError("--rubric", "cannot read " + path);
     try {
-        return Rubric::from_json(nlohmann::json::parse(file));
-    } catch (const nlohmann::json::exception& e) {
-        throw CLI::ValidationError("--rubric", path + ": " + e.what());
+        return load_rubric(path);
+    } catch (const RubricError& e) {
+        throw CLI::ValidationError("--rubric", e.what());
     }
 }
 
@@ -80,6 +86,7 @@ Rubric load_rubric(const std::string& path)
 void check_grade_command(const CLI::App& app, GradeCommand& command)
 {
     GradeOptions& options = command.options;
+    command.formats.gradescope_settings = options.rubric.gradescope;
     if (app.count("--no-reference-timing") && app.count("--reference-runner"))
         throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
     std::vector<std::string>& names = options.exercises;
@@ -111,8 +118,17 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("LABEL");
     app.add_flag("--list", command.list, "list the exercises and their cases, then exit");
     app.add_option("--output", command.output, "where to write the results (default: results.json)")->type_name("FILE");
-    app.add_option("--gradescope", command.gradescope, "also write Gradescope's results format (one test per exercise)")
+    FormatRequests& formats = command.formats;
+    app.add_option("--gradescope", formats.gradescope,
+                   "also write Gradescope's results format (one test per exercise; the rubric's\n"
+                   "\"gradescope\" object sets what students see)")
         ->type_name("FILE");
+    app.add_option("--prairielearn", formats.prairielearn, "also write PrairieLearn's external grader results")
+        ->type_name("FILE");
+    app.add_option("--junit", formats.junit, "also write JUnit XML (one test case per exercise case)")
+        ->type_name("FILE");
+    app.add_option("--markdown", formats.markdown, "also write a Markdown summary")->type_name("FILE");
+    app.add_flag("--quiet", command.quiet, "print only the final table and errors");
     app.add_option("--work-dir", o.work_dir, "runners and logs go here (default: grader-work)")->type_name("DIR");
     app.add_option_function<double>(
            "--time-limit", [&o](const double& s) { o.limits.exercise_budget = to_milliseconds(s); },
@@ -128,8 +144,10 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("N")
         ->check(CLI::Range(1, 10000).description(""));
     app.add_option_function<std::string>(
-           "--rubric", [&o](const std::string& path) { o.rubric = load_rubric(path); },
-           "points and speed thresholds (see grading/rubric.example.json)")
+           "--rubric", [&o](const std::string& path) { o.rubric = rubric_from_file(path); },
+           "points, speed thresholds, weights and Gradescope's visibility, checked against\n"
+           "grading/rubric.schema.json (see grading/rubric.example.json); a wrong rubric is\n"
+           "a usage error (exit code 2)")
         ->type_name("FILE");
     app.add_option("--jobs", o.compile_jobs, "compiles in parallel, 1 to 1024 (default: number of cores)")
         ->type_name("N")
@@ -179,12 +197,16 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         if (!reversed.empty()) reversed.pop_back();
         app.parse(reversed);
-        return {grade, exit_graded, ""};
+        return {grade, exit_success, ""};
     } catch (const CLI::ParseError& e) {
         std::ostringstream out, err;
-        if (app.exit(e, out, err) == 0) return {std::nullopt, exit_graded, out.str()};  // --help, --version
+        if (app.exit(e, out, err) == 0) return {std::nullopt, exit_success, out.str()};  // --help, --version
         return {std::nullopt, exit_usage_error,
                 "grade: " + std::string(e.what()) + "\n  (run grade --help for the options)\n"};
+    } catch (const RubricUnreadable& e) {
+        return {
+            std::nullopt, exit_environment_error,
+            "grade: --rubric " + std::string(e.what()) + "\n  (make the file readable to the user grade runs as)\n"};
     }
 }
 

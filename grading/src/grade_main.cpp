@@ -1,12 +1,19 @@
 // grade: the command instructors, students and CI run. See README.md and `grade --help`.
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include "grading/command_line.hpp"
+#include "grading/console.hpp"
+#include "grading/device_probe.hpp"
+#include "grading/formats.hpp"
 #include "grading/grader.hpp"
+#include "grading/preflight.hpp"
 #include "grading/report.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
@@ -16,17 +23,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The defaults that depend on where grade runs: the runner archive and the reference runner sit
-// next to it, and compiles use every core.
-grading::GradeOptions defaults_for(const std::string& grade_executable)
+// This executable's own path. argv[0] is only what the shell was given ("grade", found on the
+// PATH, says nothing of where lib/ is); the kernel's link is where the file really is.
+std::string own_executable(const char* argv0)
+{
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::weakly_canonical(argv0).string() : self.string();
+}
+
+// The defaults that depend on where grade is: the runner object and the reference runner sit in
+// its build's lib/ and bin/, and compiles use every core. `typed` (argv[0]) is how reports tell a
+// student to rerun a case: the command as they ran it.
+grading::GradeOptions defaults_for(const std::string& typed, const std::string& executable)
 {
     grading::GradeOptions options;
-    options.grade_command = grade_executable;
-    options.toolchain = grading::default_toolchain(grade_executable);
+    options.grade_command = typed;
+    options.toolchain = grading::default_toolchain(executable);
     options.compile_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const fs::path reference_runner =
-        fs::weakly_canonical(fs::path(grade_executable)).parent_path() / "grader_reference_runner";
-    if (fs::exists(reference_runner)) options.reference_runner = reference_runner.string();
+    // Always named, so that the preflight reports a missing one instead of silently grading
+    // without speed points; --no-reference-timing clears it.
+    options.reference_runner = (fs::path(executable).parent_path() / "grader_reference_runner").string();
     return options;
 }
 
@@ -42,45 +59,70 @@ void list_cases(const std::vector<std::string>& names)
     }
 }
 
+// Exit code 0 means every case passed; speed points are left out, since they move with the
+// machine's load, and a single rerun case (--case) cannot earn them at all.
+bool every_case_passed(const grading::GradeReport& report)
+{
+    return std::all_of(report.exercises.begin(), report.exercises.end(), [](const grading::ExerciseResult& e) {
+        return e.status == grading::ExerciseStatus::graded && e.library_use.empty() &&
+               std::all_of(e.cases.begin(), e.cases.end(),
+                           [](const grading::CaseResult& c) { return c.status == grading::CaseStatus::pass; });
+    });
+}
+
 int run_grade(grading::GradeCommand command)
 {
-    if (command.list) return list_cases(command.options.exercises), grading::exit_graded;
+    if (command.list) return list_cases(command.options.exercises), grading::exit_success;
 
+    // Everything that would make the grading meaningless is checked first, and reported at once:
+    // each problem with what to do, then exit code 3, with nothing built, run or written.
+    std::vector<std::string> problems = grading::preflight(command, grading::probe_cuda_device);
     // Submitted code runs only inside the sandbox; a machine where it cannot run is an error of the
     // grading environment, never a reason to run the code unprotected or to score it zero.
     std::optional<harness::Sandbox> sandbox;
     if (!command.no_sandbox) {
         std::string why;
         sandbox = harness::Sandbox::find(why, command.bwrap);
-        if (!sandbox) {
-            std::cerr << "grade: cannot sandbox submitted code: " << why
-                      << "\n  (install Debian's bubblewrap package, or pass --no-sandbox for trusted code only)\n";
-            return grading::exit_no_sandbox;
-        }
-        command.options.sandbox = &*sandbox;
+        if (!sandbox)
+            problems.insert(problems.begin(), "cannot sandbox submitted code: " + why +
+                                                  "\n  (install Debian's bubblewrap package, or pass --no-sandbox "
+                                                  "for trusted code only)");
+        else
+            command.options.sandbox = &*sandbox;
+    }
+    if (!problems.empty()) {
+        for (const auto& problem : problems) std::cerr << "grade: " << problem << "\n";
+        std::cerr << "grade: nothing was graded\n";
+        return grading::exit_environment_error;
     }
 
+    const bool colour = grading::colour_wanted(STDOUT_FILENO);
+    command.options.colour = colour;
+    std::ostream silent(nullptr);
+    std::ostream& progress = command.quiet ? silent : std::cout;
     try {
-        const grading::GradeReport report = grading::grade(command.options, std::cout);
+        const grading::GradeReport report = grading::grade(command.options, progress);
         grading::write_file_atomically(command.output, grading::to_json(report).dump(2) + "\n");
-        if (!command.gradescope.empty())
-            grading::write_file_atomically(command.gradescope, grading::to_gradescope(report).dump(2) + "\n");
-        grading::print_summary_table(report, std::cout);
-        std::cout << "results written to " << command.output << "\n";
+        grading::FormatRequests formats = command.formats;
+        formats.rubric = command.options.rubric;   // the split of each exercise's points, as scored
+        grading::write_requested_formats(report, formats);
+        grading::print_summary_table(report, std::cout, colour);
+        progress << "results written to " << command.output << "\n";
+        return every_case_passed(report) ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
-        std::cerr << "grade: internal error: " << e.what() << "\n";
-        return 2;  // the code it has always had, although --help documents 2 as a usage error
+        std::cerr << "grade: the grading could not finish: " << e.what() << "\n";
+        return grading::exit_environment_error;
     }
-    return grading::exit_graded;
 }
 
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    const grading::CommandLine command_line = grading::parse_command_line({argv, argv + argc}, defaults_for(argv[0]));
+    const grading::CommandLine command_line =
+        grading::parse_command_line({argv, argv + argc}, defaults_for(argv[0], own_executable(argv[0])));
     if (!command_line.grade) {
-        (command_line.exit_code == grading::exit_graded ? std::cout : std::cerr) << command_line.message;
+        (command_line.exit_code == grading::exit_success ? std::cout : std::cerr) << command_line.message;
         return command_line.exit_code;
     }
     return run_grade(*command_line.grade);

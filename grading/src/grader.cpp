@@ -5,14 +5,15 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <iomanip>
 #include <map>
 #include <sstream>
 
 #include "grader_config.hpp"
+#include "grading/console.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
 #include "judge.hpp"
+#include "progress.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,29 +52,6 @@ std::string utc_now()
     char text[32];
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     return text;
-}
-
-std::string progress_line(const CaseResult& r, std::size_t position, std::size_t total)
-{
-    std::ostringstream line;
-    const int width = static_cast<int>(std::to_string(total).size());
-    line << "  [" << std::setw(width) << position << "/" << total << "] " << std::left << std::setw(22) << r.label
-         << std::setw(11) << r.status << std::right << std::fixed << std::setprecision(2) << std::setw(7) << r.seconds
-         << " s + check " << std::setw(5) << r.check_seconds << " s";
-    if (r.timing && r.timing->student_ms > 0) {
-        line << std::setprecision(3) << "   " << r.timing->student_ms << " ms";
-        if (r.timing->reference_ms > 0)
-            line << " vs reference " << r.timing->reference_ms << " ms (" << std::setprecision(2)
-                 << r.timing->speedup_vs_reference << "x)";
-        line << ", " << std::setprecision(0) << r.timing->bandwidth_gb_s << " GB/s";
-    } else if (r.status != CaseStatus::pass) {
-        line << "   " << r.summary;
-    }
-    // The first few findings, so a student sees what went wrong (or, on a passing speed case, what
-    // the grader did not take as reported) without opening the JSON.
-    for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k) line << "\n" << std::string(12, ' ') << r.findings[k];
-    if (r.status != CaseStatus::pass) line << "\n" << std::string(12, ' ') << "rerun: " << r.reproduce;
-    return line.str();
 }
 
 std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, const GradeOptions& options)
@@ -160,7 +138,10 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     }
     progress << exercise.name;
     if (!result.message.empty()) {
-        progress << ": " << result.status << " (" << result.message << ")\n" << std::flush;
+        std::ostringstream status;
+        status << result.status;
+        progress << ": " << paint(status.str(), tone_of(result), options.colour) << " (" << result.message << ")\n"
+                 << std::flush;
         score_exercise(options.rubric, result);
         return result;
     }
@@ -174,7 +155,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     request.retime_if = [&reference](int index, const std::vector<harness::TimedRep>& reps) {
         return detail::clock_disagrees(reps, detail::allowance_for(reference, index));
     };
-    std::size_t position = 0;
+    detail::CaseProgress case_progress(progress, cases.size(), options.colour);
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                [&](const harness::Case& k) { return k.index == case_run.index; });
@@ -189,9 +170,10 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
             r.timing.reset();
         }
         r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_started).count();
-        progress << progress_line(r, ++position, cases.size()) << "\n" << std::flush;
+        case_progress.add(r);
         result.cases.push_back(std::move(r));
     });
+    case_progress.finish();
     detail::reject_impossible_timings(report.calibration.value("copy_gb_s", 0.0), result);
     const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
     for (int k = 1; k <= run.processes; ++k) {
@@ -248,14 +230,10 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
              << std::flush;
     const auto builds = build_runners(options.toolchain, work, options.compile_jobs, options.sandbox);
     for (std::size_t k = 0; k < files.size(); ++k)
-        if (build_of[k] >= 0) {
-            const BuildResult& b = builds[static_cast<std::size_t>(build_of[k])];
-            progress << "  " << std::left << std::setw(36) << files[k].exercise
-                     << (!b.invalid.empty() ? "INVALID"
-                         : b.ok             ? "compiled"
-                                            : "FAILED to compile")
-                     << " in " << std::fixed << std::setprecision(1) << b.seconds << " s\n";
-        }
+        if (build_of[k] >= 0)
+            progress << detail::build_line(files[k].exercise, builds[static_cast<std::size_t>(build_of[k])],
+                                           options.colour)
+                     << "\n";
 
     // The GPU as the grader's own reference runner measures it: its identity, and the copy
     // bandwidth that bounds every plausible timing.

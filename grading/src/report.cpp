@@ -1,5 +1,6 @@
 #include "grading/report.hpp"
 
+#include "grading/console.hpp"
 #include "harness/cases.hpp"
 
 #include <cerrno>
@@ -104,7 +105,7 @@ nlohmann::json to_json(const GradeReport& report)
             {"exercises", exercises}};
 }
 
-void print_summary_table(const GradeReport& report, std::ostream& out)
+void print_summary_table(const GradeReport& report, std::ostream& out, bool colour)
 {
     out << "\n"
         << std::left << std::setw(35) << "exercise" << std::setw(19) << "status" << std::right << std::setw(7)
@@ -122,9 +123,11 @@ void print_summary_table(const GradeReport& report, std::ostream& out)
             }
         }
         const std::string cases = e.cases.empty() ? "-" : std::to_string(passed) + "/" + std::to_string(e.cases.size());
-        out << std::left << std::setw(35) << e.name << std::setw(19) << e.status << std::right << std::setw(7) << cases
-            << std::setw(13) << (fixed(e.points, 2) + "/" + fixed(e.max_points, 0)) << std::setw(12) << speed
-            << std::setw(10) << bandwidth << "\n";
+        std::ostringstream status;
+        status << std::left << std::setw(19) << e.status;
+        out << std::left << std::setw(35) << e.name << paint(status.str(), tone_of(e), colour) << std::right
+            << std::setw(7) << cases << std::setw(13) << (fixed(e.points, 2) + "/" + fixed(e.max_points, 0))
+            << std::setw(12) << speed << std::setw(10) << bandwidth << "\n";
     }
     out << std::string(96, '-') << "\n";
     out << std::left << std::setw(61) << "total" << std::right << std::setw(13)

@@ -1,12 +1,110 @@
 #include "grading/rubric.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "grading/json_schema.hpp"
+#include "harness/exercise.hpp"
+#include "rubric_schema.hpp"
 
 namespace grading {
+namespace {
+
+// A JSON pointer as a person reads it: the whole document has the empty pointer.
+std::string where(const std::string& pointer)
+{
+    return pointer.empty() ? "(the whole rubric)" : pointer;
+}
+
+// valijson's words for a key that additionalProperties refuses, the key in quotes after them.
+constexpr const char* unknown_key_message = "Object contains a property that could not be validated";
+
+// The schema's object for the value at `pointer` (its "properties" followed down), or null. The
+// rubric's keys need no JSON pointer escapes.
+const nlohmann::json* schema_at(const nlohmann::json& schema, const std::string& pointer)
+{
+    const nlohmann::json* at = &schema;
+    std::istringstream tokens(pointer.empty() ? "" : pointer.substr(1));
+    for (std::string token; !pointer.empty() && std::getline(tokens, token, '/');) {
+        const auto properties = at->find("properties");
+        if (properties == at->end() || !properties->contains(token)) return nullptr;
+        at = &(*properties)[token];
+    }
+    return at;
+}
+
+// One schema error as an instructor reads it: where, the rule, and the value that breaks it; an
+// unknown key (a typo, most often) by its own pointer, with the keys allowed there.
+std::string explained(const SchemaError& error, const nlohmann::json& document)
+{
+    const std::string& message = error.message;
+    if (message.rfind(unknown_key_message, 0) == 0) {
+        const std::size_t open = message.rfind(": '");
+        const std::string key = open == std::string::npos ? "" : message.substr(open + 3, message.size() - open - 5);
+        std::string allowed;
+        const nlohmann::json* schema = schema_at(rubric_schema(), error.instance_path);
+        if (schema != nullptr && schema->contains("properties"))
+            for (const auto& property : schema->at("properties").items())
+                allowed += (allowed.empty() ? "" : ", ") + property.key();
+        return error.instance_path + "/" + key +
+               ": unknown key (additionalProperties is false; the keys here: " + allowed + ")";
+    }
+    std::string text = where(error.instance_path) + ": " + message;
+    const nlohmann::json::json_pointer pointer(error.instance_path);
+    if (!error.instance_path.empty() && document.contains(pointer))
+        text += " (it is " + document.at(pointer).dump() + ")";
+    return text;
+}
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+// What the schema cannot say: values that are each allowed but do not work together, and names
+// that only the exercise registry knows.
+std::vector<std::string> consistency_problems(const Rubric& r)
+{
+    std::vector<std::string> problems;
+    if (r.speed_floor >= r.speed_full)
+        problems.push_back("/speed_floor: must be less than speed_full (" + number(r.speed_full) +
+                           "): speed points grow from 0 at speed_floor (" + number(r.speed_floor) +
+                           ") to full at speed_full");
+    for (const auto& [name, w] : r.weight)
+        if (!harness::find_exercise(name))
+            problems.push_back("/weight/" + name + ": no exercise named '" + name + "' (grade --list names them)");
+    return problems;
+}
+
+std::string joined(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const auto& line : lines) text += "\n  " + line;
+    return text;
+}
+
+}  // namespace
+
+const nlohmann::json& rubric_schema()
+{
+    static const nlohmann::json schema = nlohmann::json::parse(generated::rubric_schema_text);
+    return schema;
+}
 
 Rubric Rubric::from_json(const nlohmann::json& j)
 {
+    std::vector<std::string> problems;
+    for (const auto& error : validate_json_schema(rubric_schema(), j)) problems.push_back(explained(error, j));
+    if (!problems.empty())
+        throw RubricError("not a rubric as grading/rubric.schema.json describes it:" + joined(problems));
+
     Rubric r;
     r.correctness_points = j.value("correctness_points", r.correctness_points);
     r.speed_points = j.value("speed_points", r.speed_points);
@@ -15,7 +113,44 @@ Rubric Rubric::from_json(const nlohmann::json& j)
     r.speed_step = j.value("speed_step", r.speed_step);
     r.library_use_costs_all = j.value("library_use_costs_all", r.library_use_costs_all);
     if (j.contains("weight")) r.weight = j.at("weight").get<std::map<std::string, double>>();
+    if (j.contains("gradescope")) {
+        const nlohmann::json& g = j.at("gradescope");
+        r.gradescope.visibility = g.value("visibility", r.gradescope.visibility);
+        r.gradescope.stdout_visibility = g.value("stdout_visibility", r.gradescope.stdout_visibility);
+        r.gradescope.test_visibility = g.value("test_visibility", r.gradescope.test_visibility);
+    }
+    problems = consistency_problems(r);
+    if (!problems.empty()) throw RubricError("a rubric whose values cannot work together:" + joined(problems));
     return r;
+}
+
+Rubric load_rubric(const std::string& path)
+{
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored)) throw RubricError(path + ": is a directory, not a rubric file");
+    errno = 0;
+    std::ifstream file(path);
+    if (!file) {
+        const int error = errno;
+        // A name that leads nowhere is a mistake on the command line; a file that is there but
+        // closed to this process is the machine's permissions.
+        if (error == ENOENT || error == ENOTDIR) throw RubricError(path + ": no such file");
+        throw RubricUnreadable(path + ": cannot read it: " + (error ? std::strerror(error) : "reason unknown"));
+    }
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(file);
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.what() starts with "[json.exception.parse_error.101] ", which says nothing to an instructor.
+        const std::string what = e.what();
+        const std::size_t tag_end = what.find("] ");
+        throw RubricError(path + ": not JSON: " + (tag_end == std::string::npos ? what : what.substr(tag_end + 2)));
+    }
+    try {
+        return Rubric::from_json(document);
+    } catch (const RubricError& e) {
+        throw RubricError(path + ": " + e.what());
+    }
 }
 
 double Rubric::max_points(const std::string& exercise) const

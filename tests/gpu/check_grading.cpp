@@ -302,6 +302,8 @@ int main(int argc, char** argv)
     }
     const json spec = json::parse(std::ifstream(expect_file));
     const std::string results = work + "/results.json";
+    // grade refuses an --output whose directory does not exist (before grading anything).
+    fs::create_directories(work);
     std::vector<std::string> command = {grade,      "--submission", submission, "--work-dir", work + "/grader-work",
                                         "--output", results};
     std::string exercises;

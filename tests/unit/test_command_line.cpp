@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "grader_config.hpp"
 #include "grading/command_line.hpp"
@@ -29,6 +32,16 @@ CommandLine parse(std::vector<std::string> args)
     return parse_command_line(args, defaults());
 }
 
+// A rubric file with this text, in a directory of this test process's own.
+fs::path write_rubric(const std::string& name, const std::string& text)
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_command_line_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path path = dir / (name + ".json");
+    std::ofstream(path) << text;
+    return path;
+}
+
 // A submission directory that exists, so that a command is refused only for what it tests.
 std::vector<std::string> submitted(std::vector<std::string> args)
 {
@@ -41,7 +54,7 @@ GradeCommand accepted(const std::vector<std::string>& args)
     const CommandLine command_line = parse(args);
     INFO(command_line.message);
     REQUIRE(command_line.grade);
-    CHECK(command_line.exit_code == exit_graded);
+    CHECK(command_line.exit_code == exit_success);
     return *command_line.grade;
 }
 
@@ -141,10 +154,15 @@ TEST_CASE("--arch: digits with an optional letter")
 TEST_CASE("the remaining options reach the command")
 {
     const GradeCommand command =
-        accepted(submitted({"--output", "out.json", "--gradescope", "gs.json", "--work-dir", "w", "--nvcc", "nvcc13",
-                            "--no-sandbox", "--keep-work", "--no-reference-timing"}));
+        accepted(submitted({"--output", "out.json", "--gradescope", "gs.json", "--prairielearn", "pl.json", "--junit",
+                            "j.xml", "--markdown", "m.md", "--work-dir", "w", "--nvcc", "nvcc13", "--no-sandbox",
+                            "--keep-work", "--no-reference-timing", "--quiet"}));
     CHECK(command.output == "out.json");
-    CHECK(command.gradescope == "gs.json");
+    CHECK(command.formats.gradescope == "gs.json");
+    CHECK(command.formats.prairielearn == "pl.json");
+    CHECK(command.formats.junit == "j.xml");
+    CHECK(command.formats.markdown == "m.md");
+    CHECK(command.quiet);
     CHECK(command.options.work_dir == "w");
     CHECK(command.options.toolchain.nvcc == "nvcc13");
     CHECK(command.no_sandbox);
@@ -155,7 +173,61 @@ TEST_CASE("the remaining options reach the command")
     // A repeated option overrides, as before CLI11.
     CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.limits.reps == 4);
     refused(submitted({"--no-reference-timing", "--reference-runner", "ref"}), "--reference-runner");
-    refused(submitted({"--rubric", "/nonexistent/rubric.json"}), "--rubric");
+}
+
+TEST_CASE("--rubric: a file that passes rubric.schema.json, its Gradescope settings in the format requests")
+{
+    const fs::path rubric = write_rubric(
+        "good", R"({"speed_points": 0, "gradescope": {"visibility": "hidden", "test_visibility": "after_due_date"}})");
+    const GradeCommand command = accepted(submitted({"--rubric", rubric.string(), "--gradescope", "gs.json"}));
+    CHECK(command.options.rubric.speed_points == 0);
+    CHECK(command.formats.gradescope_settings.visibility == "hidden");
+    CHECK(command.formats.gradescope_settings.stdout_visibility == "hidden");  // the default
+    CHECK(command.formats.gradescope_settings.test_visibility == "after_due_date");
+}
+
+TEST_CASE("--rubric: every mistake is a usage error naming the file, the field and the rule")
+{
+    CHECK(refused(submitted({"--rubric", "/nonexistent/rubric.json"}), "--rubric").find("no such file") !=
+          std::string::npos);
+    struct Bad {
+        const char* name;
+        const char* text;
+        std::vector<std::string> expected;  // each in the message
+    };
+    const std::vector<Bad> bad = {
+        {"not_json", R"({"speed_points": 2,})", {"not JSON", "line 1"}},
+        {"unknown_key", R"({"speed_point": 2})", {"/speed_point", "unknown key", "speed_points"}},
+        {"negative", R"({"correctness_points": -1})", {"/correctness_points", "greater than or equal to 0"}},
+        {"floor_above_full", R"({"speed_floor": 0.9, "speed_full": 0.5})", {"/speed_floor", "less than speed_full"}},
+        {"floor_at_default_full", R"({"speed_floor": 0.8})", {"/speed_floor", "speed_full (0.8)"}},
+        {"zero_step", R"({"speed_step": 0})", {"/speed_step", "greater than 0"}},
+        {"negative_weight", R"({"weight": {"scan_kogge_stone": -1}})", {"/weight/scan_kogge_stone", "0"}},
+        {"unknown_exercise", R"({"weight": {"scan_kogge": 2}})", {"/weight/scan_kogge", "no exercise named"}},
+        {"visibility", R"({"gradescope": {"visibility": "students"}})", {"/gradescope/visibility", "enum"}},
+        {"string_points", R"({"speed_points": "2"})", {"/speed_points", "type"}},
+    };
+    for (const auto& b : bad) {
+        const fs::path rubric = write_rubric(b.name, b.text);
+        const std::string message = refused(submitted({"--rubric", rubric.string()}), "--rubric");
+        INFO(b.name << ": " << message);
+        CHECK(message.find(rubric.string()) != std::string::npos);
+        for (const auto& part : b.expected) CHECK(message.find(part) != std::string::npos);
+    }
+}
+
+TEST_CASE("--rubric: a file this user may not read is the machine's problem (exit code 3)")
+{
+    if (::geteuid() == 0) {
+        MESSAGE("skipped: root reads every file");
+        return;
+    }
+    const fs::path rubric = write_rubric("closed", "{}");
+    fs::permissions(rubric, fs::perms::none);
+    const CommandLine command_line = parse(submitted({"--rubric", rubric.string()}));
+    CHECK_FALSE(command_line.grade);
+    CHECK(command_line.exit_code == exit_environment_error);
+    CHECK(command_line.message.find("Permission denied") != std::string::npos);
 }
 
 TEST_CASE("unknown options and stray arguments are refused by name")
@@ -172,12 +244,15 @@ TEST_CASE("--help and --version print and exit 0, whatever else is given")
     for (const auto& args : asking_for_help) {
         const CommandLine help = parse(args);
         CHECK_FALSE(help.grade);
-        CHECK(help.exit_code == exit_graded);
+        CHECK(help.exit_code == exit_success);
         CHECK(help.message.find("--submission DIR") != std::string::npos);
-        CHECK(help.message.find("Exit codes: 0 graded, 2 usage error, 3") != std::string::npos);
+        for (const char* line :
+             {"Exit codes:", "  0  graded, and every case", "  1  graded, and something did not pass",
+              "  2  usage error", "  3  this machine cannot grade"})
+            CHECK(help.message.find(line) != std::string::npos);
     }
     const CommandLine version = parse({"--jobs", "0", "--version"});
     CHECK_FALSE(version.grade);
-    CHECK(version.exit_code == exit_graded);
+    CHECK(version.exit_code == exit_success);
     CHECK(version.message == std::string("grade ") + GRADER_VERSION + "\n");
 }

@@ -53,8 +53,8 @@ fs::path test_dir(const std::string& name)
 
 struct GradeRun {
     json results;
-    json gradescope;
     std::string output;
+    int exit_code = -1;  // 0: every case passed, 1: something did not
 };
 
 // Writes one fake source per entry (exercise -> its contents) and grades them.
@@ -77,8 +77,6 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
                                         (dir / "work").string(),
                                         "--output",
                                         (dir / "results.json").string(),
-                                        "--gradescope",
-                                        (dir / "gradescope.json").string(),
                                         "--case-time-limit",
                                         "5",
                                         "--reps",
@@ -87,9 +85,9 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
     command.insert(command.end(), extra_args.begin(), extra_args.end());
     const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
     INFO(run.output);
-    REQUIRE(run.status.ok());
-    GradeRun result{json::parse(std::ifstream(dir / "results.json")),
-                    json::parse(std::ifstream(dir / "gradescope.json")), run.output};
+    REQUIRE(run.status.kind == harness::ExitStatus::Kind::exited);
+    REQUIRE((run.status.code == 0 || run.status.code == 1));
+    GradeRun result{json::parse(std::ifstream(dir / "results.json")), run.output, run.status.code};
     const auto errors = grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results);
     CHECK(errors.empty());
     return result;
@@ -126,8 +124,7 @@ TEST_CASE("a hang is stopped by the time limit; the following cases and exercise
     CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()) - 1);
     CHECK(bk.at("speed_points") == 0.0);
     CHECK(exercise(run, "scan_hierarchical").at("status") == "not_submitted");
-    CHECK(run.gradescope.at("tests").size() == 3);
-    CHECK(run.gradescope.at("score") == run.results.at("points"));
+    CHECK(run.exit_code == 1);  // graded, with failures
     // Progress is printed per case, with the timing against the reference.
     CHECK(run.output.find("[ 3/23] n=31/int") != std::string::npos);
     CHECK(run.output.find("vs reference") != std::string::npos);
@@ -140,6 +137,9 @@ TEST_CASE("a budget that runs out while a runner starts leaves the cases not run
     const json& ks = exercise(run, "scan_kogge_stone");
     CHECK(count_status(ks, "not_run") == static_cast<int>(ks.at("cases").size()));
     CHECK(ks.at("cases").at(0).at("summary").get<std::string>().find("time limit was used up") != std::string::npos);
+    // One line for the cases not run for one reason, not one each.
+    CHECK(run.output.find("[1-23/23] 23 cases not_run") != std::string::npos);
+    CHECK(run.output.find("[ 2/23]") == std::string::npos);
 }
 
 TEST_CASE("a compile error, a CUDA error and a crash each cost only their own case or exercise")
@@ -150,6 +150,9 @@ TEST_CASE("a compile error, a CUDA error and a crash each cost only their own ca
     const json& ks = exercise(run, "scan_kogge_stone");
     CHECK(ks.at("status") == "compile_error");
     CHECK(ks.at("compile_output").get<std::string>().find("error: expected a") != std::string::npos);
+    // The compiler's message on the console too, under the build's line.
+    CHECK(run.output.find("FAILED to compile") != std::string::npos);
+    CHECK(run.output.find("scan_kogge_stone.cu(3): error: expected a \";\"") != std::string::npos);
     const json& bk = exercise(run, "scan_brent_kung");
     CHECK(bk.at("cases").at(1).at("status") == "cuda_error");
     CHECK(bk.at("cases").at(1).at("summary") == "cudaErrorIllegalAddress during launch");
@@ -274,6 +277,7 @@ TEST_CASE("submitted code runs in the sandbox, and no sandbox is an error of the
                                     {"--exercise", "scan_kogge_stone", "--case", "n=1/int"});
     const std::string sandbox = run.results.at("sandbox");
     CHECK(sandbox.find(sandbox_args().empty() ? "bubblewrap" : "none (--no-sandbox)") == 0);
+    CHECK(run.exit_code == 0);  // every case passed
     CHECK_FALSE(fs::exists(test_dir("sandboxed") / "work" / "scan_kogge_stone"));
 
     const fs::path dir = test_dir("sandboxed");
@@ -304,7 +308,7 @@ TEST_CASE("a symbolic link instead of a file is refused")
                                         "--output",         (link_dir / "results.json").string()};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     const auto run = harness::run_command(command, std::chrono::seconds(60));
-    REQUIRE(run.status.ok());
+    CHECK(run.status.code == 1);  // graded; the exercise failed
     const json results = json::parse(std::ifstream(link_dir / "results.json"));
     CHECK(results.at("exercises").at(0).at("status") == "invalid_submission");
     CHECK(results.at("exercises").at(0).at("message").get<std::string>().find("symbolic link") != std::string::npos);
@@ -326,4 +330,20 @@ TEST_CASE("one case by its label, and a usage error for an unknown one")
     CHECK(bad.status.kind == harness::ExitStatus::Kind::exited);
     CHECK(bad.status.code == 2);
     CHECK(bad.output.find("no case 'n=7/none'") != std::string::npos);
+}
+
+TEST_CASE("--quiet prints the table alone; exit code 0 when every case passed, 1 when one did not")
+{
+    const GradeRun passed = grade_fake("quiet_pass", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
+                                       {"--exercise", "scan_kogge_stone", "--case", "n=1025/int", "--quiet"});
+    CHECK(passed.exit_code == 0);
+    CHECK(passed.output.find("total") != std::string::npos);
+    CHECK(passed.output.find("compiling") == std::string::npos);
+    CHECK(passed.output.find("[1/1]") == std::string::npos);
+    CHECK(passed.output.find("\033[") == std::string::npos);  // not a terminal: no colour
+
+    const GradeRun failed = grade_fake("quiet_fail", {{"scan_kogge_stone", "// FAKE_RUNNER: exclusive_scan"}},
+                                       {"--exercise", "scan_kogge_stone", "--case", "n=1025/int", "--quiet"});
+    CHECK(failed.exit_code == 1);
+    CHECK(failed.output.find("rerun:") == std::string::npos);
 }

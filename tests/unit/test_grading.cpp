@@ -107,11 +107,20 @@ TEST_CASE("library use, statuses other than graded, and rubric overrides")
     CHECK(w.points == 20);
 }
 
-TEST_CASE("the example rubric in grading/ parses and changes the points")
+TEST_CASE("the example rubric in grading/ passes rubric.schema.json, parses and changes the points")
 {
-    const Rubric r = Rubric::from_json(nlohmann::json::parse(std::ifstream(GRADER_RUBRIC_EXAMPLE)));
+    const nlohmann::json example = nlohmann::json::parse(std::ifstream(GRADER_RUBRIC_EXAMPLE));
+    const auto errors = validate_json_schema(rubric_schema(), example);
+    std::string listed;
+    for (const auto& e : errors) listed += e.instance_path + ": " + e.message + "\n";
+    INFO(listed);
+    CHECK(errors.empty());
+    const Rubric r = Rubric::from_json(example);
     CHECK(r.max_points("scan_hierarchical") == doctest::Approx(15.0));
     CHECK(r.max_points("scan_kogge_stone") == doctest::Approx(10.0));
+    CHECK(r.gradescope.visibility == "after_published");
+    // The schema compiled into the grader is the file in grading/ (CMake re-reads it when it changes).
+    CHECK(rubric_schema() == nlohmann::json::parse(std::ifstream(GRADER_RUBRIC_SCHEMA_FILE)));
 }
 
 TEST_CASE("library detection reads code, not comments")

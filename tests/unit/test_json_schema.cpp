@@ -1,7 +1,7 @@
 // What the grader relies on from grading::validate_json_schema (valijson underneath): results.schema.json loads,
 // a report as the grader writes it passes, and every kind of constraint the schema uses rejects a document that
-// breaks it, at the right instance path. valijson ignores keywords it does not implement, so the schema is also
-// held to the keywords proven here.
+// breaks it, at the right instance path. valijson ignores keywords it does not implement, so the schemas
+// (results.schema.json and rubric.schema.json) are also held to the keywords proven here.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "grading/json_schema.hpp"
 #include "grading/report.hpp"
+#include "grading/rubric.hpp"
 
 using grading::SchemaError;
 using grading::validate_json_schema;
@@ -183,22 +184,36 @@ TEST_CASE("a schema valijson cannot use fails every document instead of passing 
     }
 }
 
-TEST_CASE("results.schema.json uses only keywords proven above, and nothing beside a $ref")
+TEST_CASE("exclusiveMinimum (the rubric's speed_step) rejects the bound itself and accepts what is above it")
+{
+    const json schema = json::parse(R"({"properties": {"step": {"type": "number", "exclusiveMinimum": 0}}})");
+    for (const double refused : {0.0, -0.25}) {
+        const auto errors = validate_json_schema(schema, json{{"step", refused}});
+        INFO(refused << "\n" << dump(errors));
+        REQUIRE(errors.size() == 1);
+        CHECK(has_error(errors, "/step", "greater than 0"));
+    }
+    CHECK(validate_json_schema(schema, json{{"step", 1e-9}}).empty());
+}
+
+TEST_CASE("the schemas use only keywords proven above, and nothing beside a $ref")
 {
     // A keyword added to the schema belongs here only with a violation above proving valijson enforces it: an
     // unknown one (a 2020-12 novelty, a typo) is silently ignored. Draft 07, which valijson implements, also
     // ignores whatever sits beside a "$ref", and reads an array "items" as a tuple.
     static const std::set<std::string> proven = {
         "type",    "required", "enum", "const", "additionalProperties", "properties", "minimum", "maximum", "minLength",
-        "pattern", "items",    "$ref", "anyOf"};
+        "pattern", "items",    "$ref", "anyOf", "exclusiveMinimum"};
     static const std::set<std::string> annotations = {"$schema", "$id", "$defs", "title", "description"};
-    for_each_subschema(results_schema(), "#", [&](const std::string& at, const json& schema) {
-        if (schema.is_boolean()) return;
-        for (const auto& [keyword, value] : schema.items()) {
-            INFO(at << ": " << keyword);
-            CHECK((proven.count(keyword) > 0 || annotations.count(keyword) > 0));
-            if (schema.contains("$ref")) CHECK((keyword == "$ref" || annotations.count(keyword) > 0));
-            if (keyword == "items") CHECK(value.is_object());
-        }
-    });
+    for (const json* checked : {&results_schema(), &grading::rubric_schema()}) {
+        for_each_subschema(*checked, "#", [&](const std::string& at, const json& schema) {
+            if (schema.is_boolean()) return;
+            for (const auto& [keyword, value] : schema.items()) {
+                INFO(checked->value("$id", "") << " " << at << ": " << keyword);
+                CHECK((proven.count(keyword) > 0 || annotations.count(keyword) > 0));
+                if (schema.contains("$ref")) CHECK((keyword == "$ref" || annotations.count(keyword) > 0));
+                if (keyword == "items") CHECK(value.is_object());
+            }
+        });
+    }
 }

@@ -7,30 +7,34 @@
 #include <string>
 #include <vector>
 
+#include "grading/formats.hpp"
 #include "grading/grader.hpp"
 
 namespace grading {
 
+// What a script learns from grade's exit status (also in --help and README.md).
 enum ExitCode {
-    exit_graded = 0,  // also --help, --version and --list
-    exit_usage_error = 2,
-    exit_no_sandbox = 3,  // the grading environment is not usable
+    exit_success = 0,               // graded, every case of every exercise passed; also --help, --version, --list
+    exit_graded_with_failures = 1,  // graded; something did not pass (the results say what)
+    exit_usage_error = 2,           // the command line or the rubric is wrong: nothing was graded
+    exit_environment_error = 3,     // this machine cannot grade (GPU, compiler, sandbox, files): nothing was graded
 };
 
 // The default mode: grade a submission, or only list the exercises and their cases.
 struct GradeCommand {
     GradeOptions options;
     std::string output = "results.json";
-    std::string gradescope;  // empty: no Gradescope results
+    FormatRequests formats;  // the other results formats asked for, with the rubric's Gradescope settings
     std::string bwrap;       // empty: bwrap from PATH
     bool list = false;
     bool no_sandbox = false;
+    bool quiet = false;  // only the final table and errors
 };
 
 struct CommandLine {
     std::optional<GradeCommand> grade;  // empty: print `message` and exit with `exit_code`, now
-    int exit_code = exit_graded;
-    std::string message;  // for stdout when exit_code is exit_graded, else stderr
+    int exit_code = exit_success;
+    std::string message;  // for stdout when exit_code is exit_success, else stderr
 };
 
 // `args` is argv, program name first. `defaults` are what the options leave unchanged; those that

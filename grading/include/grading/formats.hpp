@@ -12,14 +12,6 @@
 
 namespace grading {
 
-// Gradescope's visibility settings ("hidden", "after_due_date", "after_published", "visible"),
-// from the rubric's "gradescope" object.
-struct GradescopeSettings {
-    std::string visibility = "visible";        // of the whole result
-    std::string stdout_visibility = "hidden";  // of what the autograder printed
-    std::string test_visibility = "visible";   // of each test
-};
-
 // Where to write each format; an empty path: not asked for.
 struct FormatRequests {
     std::string gradescope, prairielearn, junit, markdown;

@@ -26,6 +26,7 @@ struct GradeOptions {
     const harness::Sandbox* sandbox = nullptr;  // nullptr: --no-sandbox (trusted code only)
     std::string grade_command = "grade";        // how reports tell a student to rerun one case
     bool keep_work = false;                     // keep runners and logs under work_dir after grading
+    bool colour = false;                        // status words in colour in `progress` (console.hpp)
     Toolchain toolchain;
     int compile_jobs = 4;
     harness::SupervisorLimits limits;

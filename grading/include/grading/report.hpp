@@ -11,7 +11,8 @@
 namespace grading {
 
 nlohmann::json to_json(const GradeReport& report);
-void print_summary_table(const GradeReport& report, std::ostream& out);
+// `colour`: status words in colour (console.hpp), for a terminal.
+void print_summary_table(const GradeReport& report, std::ostream& out, bool colour = false);
 // Gradescope's autograder results format: one test per exercise, its points, and the failing
 // cases' summaries and findings as the test's output.
 nlohmann::json to_gradescope(const GradeReport& report);

@@ -1,8 +1,9 @@
 // How results become points. The defaults below can be overridden per course with a JSON file
-// (`grade --rubric FILE`, see grading/rubric.example.json).
+// (`grade --rubric FILE`, see grading/rubric.example.json), which grading/rubric.schema.json describes.
 #pragma once
 
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,15 @@
 #include "grading/results.hpp"
 
 namespace grading {
+
+// Gradescope's visibility settings ("hidden", "after_due_date", "after_published", "visible"),
+// from the rubric's "gradescope" object.
+struct GradescopeSettings {
+    std::string visibility = "visible";        // of the whole result
+    std::string stdout_visibility = "hidden";  // of what the autograder printed
+    std::string test_visibility = "visible";   // of each test
+};
+
 
 struct Rubric {
     double correctness_points = 8;  // split evenly over the exercise's cases
@@ -20,10 +30,29 @@ struct Rubric {
     double speed_full = 0.8, speed_floor = 0.25, speed_step = 0.25;
     bool library_use_costs_all = true;     // CONTRACT.md: calling CUB/Thrust/... costs the exercise's points
     std::map<std::string, double> weight;  // per exercise multiplier, default 1
+    GradescopeSettings gradescope;         // how Gradescope shows the results (--gradescope)
 
-    static Rubric from_json(const nlohmann::json& j);  // missing keys keep their defaults
+    // Missing keys keep their defaults. Throws RubricError, listing every problem, for a document
+    // rubric.schema.json refuses or whose values cannot work together.
+    static Rubric from_json(const nlohmann::json& j);
     double max_points(const std::string& exercise) const;
 };
+
+// A rubric that is wrong: the instructor's input, so a usage error. what() names each problem
+// with its JSON pointer and the rule it breaks, one per line.
+struct RubricError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// A rubric file that exists but that this process may not read: the machine's doing.
+struct RubricUnreadable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Reads, parses and checks a rubric file; the errors' messages start with `path`.
+Rubric load_rubric(const std::string& path);
+
+// grading/rubric.schema.json, as compiled into the grader.
+const nlohmann::json& rubric_schema();
 
 // Fills correctness_points, speed_points, points and max_points of `result`.
 void score_exercise(const Rubric& rubric, ExerciseResult& result);

@@ -1,0 +1,106 @@
+#include "progress.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+#include "grading/console.hpp"
+
+namespace grading::detail {
+namespace {
+
+constexpr std::size_t compiler_lines_shown = 10;
+constexpr std::size_t compiler_line_width = 300;  // template errors run to thousands of characters
+
+std::string padded(const std::string& text, int width)
+{
+    return text.size() >= static_cast<std::size_t>(width) ? text : text + std::string(width - text.size(), ' ');
+}
+
+std::string status_text(CaseStatus status)
+{
+    std::ostringstream text;
+    text << status;
+    return text.str();
+}
+
+}  // namespace
+
+std::string build_line(const std::string& exercise, const BuildResult& build, bool colour)
+{
+    std::ostringstream line;
+    const std::string verdict = !build.invalid.empty() ? "INVALID" : build.ok ? "compiled" : "FAILED to compile";
+    line << "  " << std::left << std::setw(36) << exercise << paint(verdict, build.ok ? Tone::good : Tone::bad, colour)
+         << " in " << std::fixed << std::setprecision(1) << build.seconds << " s";
+    if (!build.invalid.empty()) line << "\n      " << build.invalid;
+    if (build.ok || !build.invalid.empty()) return line.str();
+    if (!build.failure.empty()) line << " (" << build.failure << ")";
+    std::istringstream output(build.output);
+    std::string text;
+    std::size_t shown = 0, total = 0;
+    while (std::getline(output, text)) {
+        if (++total > compiler_lines_shown) continue;
+        if (text.size() > compiler_line_width) text = text.substr(0, compiler_line_width) + " ...";
+        line << "\n      " << text;
+        ++shown;
+    }
+    if (total > shown) line << "\n      ... " << total - shown << " more line(s) in the results file";
+    return line.str();
+}
+
+std::string progress_line(const CaseResult& r, std::size_t position, std::size_t total, bool colour)
+{
+    std::ostringstream line;
+    const int width = static_cast<int>(std::to_string(total).size());
+    line << "  [" << std::setw(width) << position << "/" << total << "] " << std::left << std::setw(22) << r.label
+         << paint(padded(status_text(r.status), 11), tone_of(r.status), colour) << std::right << std::fixed
+         << std::setprecision(2) << std::setw(7) << r.seconds << " s + check " << std::setw(5) << r.check_seconds
+         << " s";
+    if (r.timing && r.timing->student_ms > 0) {
+        line << std::setprecision(3) << "   " << r.timing->student_ms << " ms";
+        if (r.timing->reference_ms > 0)
+            line << " vs reference " << r.timing->reference_ms << " ms (" << std::setprecision(2)
+                 << r.timing->speedup_vs_reference << "x)";
+        line << ", " << std::setprecision(0) << r.timing->bandwidth_gb_s << " GB/s";
+    } else if (r.status != CaseStatus::pass) {
+        line << "   " << r.summary;
+    }
+    // The first few findings, so a student sees what went wrong (or, on a passing speed case, what
+    // the grader did not take as reported) without opening the JSON.
+    for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k) line << "\n" << std::string(12, ' ') << r.findings[k];
+    if (r.status != CaseStatus::pass) line << "\n" << std::string(12, ' ') << "rerun: " << r.reproduce;
+    return line.str();
+}
+
+void CaseProgress::add(const CaseResult& r)
+{
+    ++position_;
+    const bool joins_held = held_count_ > 0 && r.status == CaseStatus::not_run && r.summary == held_.summary;
+    if (joins_held) {
+        ++held_count_;
+        return;
+    }
+    finish();
+    if (r.status == CaseStatus::not_run) {
+        held_ = r;
+        held_first_ = position_;
+        held_count_ = 1;
+        return;
+    }
+    out_ << progress_line(r, position_, total_, colour_) << "\n" << std::flush;
+}
+
+void CaseProgress::finish()
+{
+    if (held_count_ == 0) return;
+    if (held_count_ == 1) {
+        out_ << progress_line(held_, held_first_, total_, colour_) << "\n";
+    } else {
+        out_ << "  [" << held_first_ << "-" << held_first_ + held_count_ - 1 << "/" << total_ << "] " << held_count_
+             << " cases " << paint("not_run", Tone::partial, colour_) << "   " << held_.summary << "\n"
+             << std::string(12, ' ') << "rerun the first: " << held_.reproduce << "\n";
+    }
+    out_ << std::flush;
+    held_count_ = 0;
+}
+
+}  // namespace grading::detail
