@@ -138,36 +138,6 @@ void print_summary_table(const GradeReport& report, std::ostream& out, bool colo
         << "; wall time " << fixed(report.seconds, 1) << " s\n";
 }
 
-nlohmann::json to_gradescope(const GradeReport& report)
-{
-    nlohmann::json tests = nlohmann::json::array();
-    for (const auto& e : report.exercises) {
-        std::ostringstream output;
-        output << e.status << (e.message.empty() ? "" : ": " + e.message) << "\n";
-        for (const auto& c : e.cases) {
-            if (c.status == CaseStatus::pass) continue;
-            output << "\n" << c.label << ": " << c.status << " -- " << c.summary << "\n";
-            for (const auto& f : c.findings) output << "  " << f << "\n";
-            output << "  rerun: " << c.reproduce << "\n";
-        }
-        for (const auto& c : e.cases)
-            if (c.timing && c.timing->student_ms > 0)
-                output << "\nspeed (" << c.label << "): " << fixed(c.timing->student_ms, 4) << " ms, reference "
-                       << fixed(c.timing->reference_ms, 4) << " ms, " << fixed(c.timing->bandwidth_gb_s, 0)
-                       << " GB/s\n";
-        if (!e.compile_output.empty() && e.status == ExerciseStatus::compile_error) output << "\n" << e.compile_output;
-        tests.push_back({{"name", e.name},
-                         {"score", e.points},
-                         {"max_score", e.max_points},
-                         {"status", e.points >= e.max_points && e.max_points > 0 ? "passed" : "failed"},
-                         {"output", output.str()}});
-    }
-    return {{"score", report.points},
-            {"output", "graded on " + (report.device.empty() ? std::string("no GPU") : report.device) +
-                           " by pmpp-grader " + report.grader_version},
-            {"tests", tests}};
-}
-
 void write_file_atomically(const std::string& path, const std::string& text)
 {
     const std::filesystem::path target(path);

@@ -13,9 +13,6 @@ namespace grading {
 nlohmann::json to_json(const GradeReport& report);
 // `colour`: status words in colour (console.hpp), for a terminal.
 void print_summary_table(const GradeReport& report, std::ostream& out, bool colour = false);
-// Gradescope's autograder results format: one test per exercise, its points, and the failing
-// cases' summaries and findings as the test's output.
-nlohmann::json to_gradescope(const GradeReport& report);
 
 // Writes `text` to a temporary file beside `path` and renames it over `path`: a reader sees the old
 // file or the whole new one, never a part, and a file or link planted at `path` is replaced, not
