@@ -164,9 +164,17 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                    "the reference runner to time against (default: next to grade)")
         ->type_name("P");
     app.add_flag("--no-sandbox", command.no_sandbox,
-                 "run submitted code without the bubblewrap sandbox: for trusted code only\n"
-                 "(results.json records it); without this option, grade refuses to grade\n"
-                 "on a machine where the sandbox cannot run");
+                 GRADER_SANDBOX_BY_DEFAULT
+                     ? "run submitted code without the bubblewrap sandbox: for trusted code only\n"
+                       "(results.json records it); without this option, grade refuses to grade\n"
+                       "on a machine where the sandbox cannot run"
+                     : "run the code without the bubblewrap sandbox (this grader's default: it is\n"
+                       "the students' handout, which grades their own code)");
+    // The handout's grader runs without the sandbox unless asked; the course's never needs asking.
+    if (!GRADER_SANDBOX_BY_DEFAULT)
+        app.add_flag_callback(
+            "--sandbox", [&command] { command.no_sandbox = false; },
+            "run the code in the bubblewrap sandbox, as the course's grader always does");
     app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
     app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
     app.callback([&app, &command] { check_grade_command(app, command); });
@@ -191,6 +199,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
 
     GradeCommand grade;
     grade.options = defaults;
+    grade.no_sandbox = !GRADER_SANDBOX_BY_DEFAULT;
     declare_grade_options(app, grade);
     try {
         // CLI11 takes the arguments in reverse order, without the program's name.
