@@ -6,10 +6,11 @@
 #   3. the package's run_autograder, run as Gradescope runs it (/autograder laid out in WORK_DIR),
 #      grades a submission through the installed grader and writes Gradescope's results.json;
 #      the fake toolchain (tests/fake_toolchain) stands in for nvcc and the GPU;
-#   4. when grade cannot grade, run_autograder fails and writes no results: never a score.
-#   check_gradescope.sh BUILD_DIR WORK_DIR FAKE_NVCC FAKE_RUNNER
+#   4. when grade cannot grade, run_autograder fails and writes no results: never a score;
+#   5. the GitHub Actions workflow calls grade with options grade has.
+#   check_gradescope.sh REPOSITORY BUILD_DIR WORK_DIR FAKE_NVCC FAKE_RUNNER
 set -euo pipefail
-build=$1 work=$2 fake_nvcc=$3 fake_runner=$4
+repo=$1 build=$2 work=$3 fake_nvcc=$4 fake_runner=$5
 root=$work/autograder
 rm -rf "$work" && mkdir -p "$root/source" "$root/submission"
 
@@ -74,4 +75,15 @@ set -e
 cat "$work/refused.log"
 [ "$status" -eq 3 ] || fail "run_autograder exited $status, not grade's 3"
 [ ! -e "$root/results/results.json" ] || fail "results.json written for a grading that did not happen"
+
+step "the GitHub Actions workflow's grade command uses grade's options"
+workflow=$repo/grading/integrations/github-actions/grade.yml
+# The command: the line that starts "$GRADE" and the lines it continues onto with a backslash.
+options=$(awk '/"\$GRADE" /{on=1} on{print; if ($0 !~ /\\$/) on=0}' "$workflow" | grep -o -- '--[a-z][a-z-]*' | sort -u)
+[ -n "$options" ] || fail "found no grade command in $workflow"
+help=$("$root/grader/bin/grade" --help)
+for option in $options; do
+  grep -q -- "^  $option " <<< "$help" || fail "grade.yml passes $option, which grade --help does not list"
+done
+echo "grade.yml uses" $options
 echo "gradescope: passed"
