@@ -36,11 +36,13 @@ struct Refusal {
 };
 
 // Runs grade on `dir`'s empty submission, results to dir/results.json unless `args` say otherwise,
-// and checks that no results file appeared.
-Refusal grade(const fs::path& dir, std::vector<std::string> args, const std::string& program = GRADE_EXECUTABLE)
+// and checks that no results file appeared. `launcher` goes before the program (bwrap ... --).
+Refusal grade(const fs::path& dir, std::vector<std::string> args, const std::string& program = GRADE_EXECUTABLE,
+              const std::vector<std::string>& launcher = {})
 {
-    std::vector<std::string> command = {program, "--submission", (dir / "submission").string(), "--work-dir",
-                                        (dir / "work").string()};
+    std::vector<std::string> command = launcher;
+    command.insert(command.end(),
+                   {program, "--submission", (dir / "submission").string(), "--work-dir", (dir / "work").string()});
     if (std::find(args.begin(), args.end(), "--output") == args.end())
         command.insert(command.end(), {"--output", (dir / "results.json").string()});
     // Where bubblewrap cannot run, its refusal would stand beside the problem a test poses.
@@ -225,6 +227,29 @@ TEST_CASE("a rubric that is missing or wrong: exit code 2 with the file, the fie
         CHECK(has(r, "grade: --rubric: " + rubric.string() + ": "));
         CHECK(has(r, w.expected));
     }
+}
+
+TEST_CASE("a rubric grade may not read: exit code 3, also where the tests run as root")
+{
+    const fs::path dir = test_dir("closed_rubric");
+    const fs::path rubric = write_file(dir / "closed.json", "{}");
+    fs::permissions(rubric, fs::perms::none);
+    // Root reads every file. As uid 1000 of a user namespace, where root's files are its own and it
+    // holds no capability, the mode bits count again (test_command_line poses it in-process).
+    std::vector<std::string> launcher;
+    if (::geteuid() == 0) {
+        std::string why;
+        if (!harness::Sandbox::find(why)) {
+            MESSAGE("skipped: running as root, and bubblewrap cannot make the user namespace that drops it: " << why);
+            return;
+        }
+        launcher = {"bwrap", "--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "--bind", "/", "/",
+                    "--dev", "/dev", "--proc", "/proc", "--"};
+    }
+    const Refusal r = grade(dir, {"--nvcc", FAKE_NVCC, "--rubric", rubric.string()}, GRADE_EXECUTABLE, launcher);
+    CHECK(r.code == 3);
+    CHECK(has(r, "grade: --rubric " + rubric.string() + ": cannot read it: Permission denied"));
+    CHECK(has(r, "make the file readable to the user grade runs as"));
 }
 
 TEST_CASE("--list needs neither a GPU nor a compiler")
