@@ -31,7 +31,8 @@ const char* exit_codes = R"(Exit codes:
   2  usage error: the command line or the --rubric file is wrong; nothing was graded
   3  this machine cannot grade: no usable GPU, a compiler that does not work, the grader's
      lib/ not beside its bin/, no sandbox, an output directory missing or not writable, a
-     --rubric file it may not read; nothing was graded and no results file was written)";
+     --rubric file it may not read, a GPU lock it cannot open; nothing was graded and no
+     results file was written)";
 
 // An upper bound keeps the conversion to milliseconds from overflowing; a day is far beyond any exercise.
 constexpr double max_limit_seconds = 24 * 60 * 60;
@@ -175,6 +176,10 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         app.add_flag_callback(
             "--sandbox", [&command] { command.no_sandbox = false; },
             "run the code in the bubblewrap sandbox, as the course's grader always does");
+    app.add_option("--gpu-lock-dir", command.gpu_lock_dir,
+                   "where the GPU's lock file is (default /tmp): timed cases of every grading\n"
+                   "that uses the same directory take turns on the GPU")
+        ->type_name("DIR");
     app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
     app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
     app.callback([&app, &command] { check_grade_command(app, command); });

@@ -7,6 +7,8 @@
 namespace grading {
 namespace {
 
+constexpr char hex_digits[] = "0123456789abcdef";
+
 std::string describe(cudaError_t error)
 {
     return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
@@ -32,6 +34,13 @@ DeviceState probe_cuda_device()
         return device;
     }
     device.name = properties.name;
+    // nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
+    device.uuid = "GPU-";
+    for (int k = 0; k < 16; ++k) {
+        if (k == 4 || k == 6 || k == 8 || k == 10) device.uuid += '-';
+        device.uuid += hex_digits[static_cast<unsigned char>(properties.uuid.bytes[k]) >> 4];
+        device.uuid += hex_digits[static_cast<unsigned char>(properties.uuid.bytes[k]) & 15];
+    }
     device.major = properties.major;
     device.minor = properties.minor;
     return device;

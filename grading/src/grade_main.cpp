@@ -17,6 +17,7 @@
 #include "grading/report.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/gpu_lock.hpp"
 #include "harness/sandbox.hpp"
 
 namespace fs = std::filesystem;
@@ -89,6 +90,19 @@ int run_grade(grading::GradeCommand command)
                                                   "for trusted code only)");
         else
             command.options.sandbox = &*sandbox;
+    }
+    // Timed cases of every grading on this machine take turns on the GPU (harness/gpu_lock.hpp).
+    std::optional<harness::GpuLock> gpu_lock;
+    if (problems.empty()) {
+        const grading::DeviceState device = grading::grading_device(command.options.toolchain, grading::probe_cuda_device);
+        try {
+            gpu_lock.emplace(
+                harness::gpu_lock_path(command.gpu_lock_dir, device.uuid.empty() ? device.name : device.uuid));
+            command.options.gpu_lock = &*gpu_lock;
+        } catch (const std::exception& e) {
+            problems.push_back(std::string(e.what()) +
+                               "\n  (pass --gpu-lock-dir with a directory that every grading on this machine can use)");
+        }
     }
     if (!problems.empty()) {
         for (const auto& problem : problems) std::cerr << "grade: " << problem << "\n";

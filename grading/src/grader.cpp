@@ -90,6 +90,7 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
     };
     for (const auto& c : cases)
         if (!timed_only || c.timed) request.cases.push_back({c.index, c.n, c.timed});
+    request.gpu_lock = options.gpu_lock;
     return request;
 }
 

@@ -65,6 +65,7 @@ DeviceState fake_device(const fs::path& file)
         const nlohmann::json j = nlohmann::json::parse(std::ifstream(file));
         device.error = j.value("error", std::string());
         device.name = j.value("name", std::string("a fake device"));
+        device.uuid = j.value("uuid", std::string());
         std::smatch cc;
         const std::string text = j.value("compute_capability", std::string());
         if (device.error.empty() && std::regex_match(text, cc, std::regex("([0-9]+)\\.([0-9])"))) {
@@ -183,7 +184,7 @@ std::string check_arch_runs_on(const std::string& arch, const DeviceState& devic
            (suffix.empty() ? "" : suffix) + " that this GPU, " + gpu_text + ", cannot run" + fix;
 }
 
-std::string check_device(const Toolchain& toolchain, const DeviceProbe& probe)
+DeviceState grading_device(const Toolchain& toolchain, const DeviceProbe& probe)
 {
     // The tests' fake toolchain builds runners that compute on the CPU, so grading with it needs no
     // GPU; its root says which device its runners stand in for (or that there is none), and that
@@ -193,7 +194,12 @@ std::string check_device(const Toolchain& toolchain, const DeviceProbe& probe)
     const std::string root = toolchain_root(toolchain.nvcc);
     std::error_code ec;
     const bool fake = !root.empty() && fs::is_regular_file(fs::path(root) / fake_device_file, ec);
-    const DeviceState device = fake ? fake_device(fs::path(root) / fake_device_file) : probe();
+    return fake ? fake_device(fs::path(root) / fake_device_file) : probe();
+}
+
+std::string check_device(const Toolchain& toolchain, const DeviceProbe& probe)
+{
+    const DeviceState device = grading_device(toolchain, probe);
     if (!device.error.empty())
         return "no usable GPU: " + device.error +
                "\n  (grade runs every case on an NVIDIA GPU: run it on a machine with one, and a driver recent enough"

@@ -8,11 +8,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 
 #include <unistd.h>
 
 #include "grading/json_schema.hpp"
+#include "harness/gpu_lock.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
 
@@ -346,4 +348,46 @@ TEST_CASE("--quiet prints the table alone; exit code 0 when every case passed, 1
                                        {"--exercise", "scan_kogge_stone", "--case", "n=1025/int", "--quiet"});
     CHECK(failed.exit_code == 1);
     CHECK(failed.output.find("rerun:") == std::string::npos);
+}
+
+TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait costs the submission nothing")
+{
+    // The lock file of the fake device (tests/fake_toolchain: no uuid, so its name), in a directory
+    // of this test's own.
+    const fs::path lock_dir = test_dir("gpu_lock");
+    fs::remove_all(lock_dir);
+    fs::create_directories(lock_dir);
+    const harness::GpuLock lock(harness::gpu_lock_path(lock_dir.string(), "fake device (CPU)"));
+    const std::vector<std::string> tight = {"--gpu-lock-dir", lock_dir.string(), "--exercise", "scan_kogge_stone",
+                                            "--case-time-limit", "2", "--time-limit", "2"};
+    auto with = [&](std::vector<std::string> more) {
+        more.insert(more.begin(), tight.begin(), tight.end());
+        return more;
+    };
+    const std::map<std::string, std::string> correct = {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}};
+
+    SUBCASE("another grading times: even an untimed case waits, longer than its limits, then passes")
+    {
+        harness::GpuLock::Hold timing = lock.hold(true);
+        auto grading = std::async(std::launch::async,
+                                  [&] { return grade_fake("lock_excl", correct, with({"--case", "n=1025/int"})); });
+        CHECK(grading.wait_for(std::chrono::seconds(4)) == std::future_status::timeout);
+        timing = {};
+        const GradeRun run = grading.get();
+        CHECK(run.exit_code == 0);
+        CHECK(exercise(run, "scan_kogge_stone").at("cases").at(0).at("status") == "pass");
+    }
+    SUBCASE("another grading checks correctness: untimed cases share the GPU, a timed case waits")
+    {
+        harness::GpuLock::Hold checking = lock.hold(false);
+        const GradeRun untimed = grade_fake("lock_shared", correct, with({"--case", "n=1025/int"}));
+        CHECK(untimed.exit_code == 0);
+        auto timed = std::async(std::launch::async, [&] {
+            return grade_fake("lock_timed", correct, with({"--case", "n=10000000/int"}));
+        });
+        CHECK(timed.wait_for(std::chrono::seconds(4)) == std::future_status::timeout);
+        checking = {};
+        const GradeRun run = timed.get();
+        CHECK(exercise(run, "scan_kogge_stone").at("cases").at(0).at("status") == "pass");
+    }
 }

@@ -26,6 +26,7 @@ struct GradeCommand {
     std::string output = "results.json";
     FormatRequests formats;  // the other results formats asked for, with the rubric's Gradescope settings
     std::string bwrap;       // empty: bwrap from PATH
+    std::string gpu_lock_dir = "/tmp";  // where the GPU's lock file is (harness/gpu_lock.hpp)
     bool list = false;
     bool no_sandbox = false;
     bool quiet = false;  // only the final table and errors

@@ -10,6 +10,7 @@
 #include "grading/build.hpp"
 #include "grading/results.hpp"
 #include "grading/rubric.hpp"
+#include "harness/gpu_lock.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/supervisor.hpp"
 
@@ -24,6 +25,7 @@ struct GradeOptions {
                                                 // reference runner is the grader's own program: it runs
                                                 // outside the sandbox and measures the GPU at the start)
     const harness::Sandbox* sandbox = nullptr;  // nullptr: --no-sandbox (trusted code only)
+    const harness::GpuLock* gpu_lock = nullptr;  // keeps timed cases of concurrent gradings apart; nullptr: none
     std::string grade_command = "grade";        // how reports tell a student to rerun one case
     bool keep_work = false;                     // keep runners and logs under work_dir after grading
     bool colour = false;                        // status words in colour in `progress` (console.hpp)

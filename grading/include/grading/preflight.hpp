@@ -18,17 +18,22 @@ struct DeviceState {
     std::string error;         // non-empty: no usable GPU, and why, e.g. "cudaErrorInsufficientDriver (...)"
     std::string name;          // e.g. "NVIDIA H100 80GB HBM3"
     int major = 0, minor = 0;  // compute capability
+    std::string uuid;          // e.g. "GPU-5e3a...": names the GPU's lock (harness/gpu_lock.hpp)
 };
 using DeviceProbe = std::function<DeviceState()>;
 
 // A file in a toolchain's root (nvcc's ../) that describes the device its runners stand in for:
-// {"name": "...", "compute_capability": "9.0"} or {"error": "..."}. Only the tests' fake toolchain
+// {"name": "...", "compute_capability": "9.0", "uuid": "..." (optional)} or {"error": "..."}. Only the tests' fake toolchain
 // (tests/fake_toolchain) has one; see check_device.
 constexpr const char* fake_device_file = "grader-fake-device.json";
 
 // Every problem found, in the order a person would fix them; empty: grading can start. `probe`
 // asks the CUDA runtime (device_probe.hpp) in grade, anything in the tests.
 std::vector<std::string> preflight(const GradeCommand& command, const DeviceProbe& probe);
+
+// The GPU the runners will use: the fake toolchain's device file where the toolchain has one,
+// else `probe`'s answer.
+DeviceState grading_device(const Toolchain& toolchain, const DeviceProbe& probe);
 
 // ---- The single checks, for the tests: each returns empty when all is well ----
 

@@ -32,7 +32,7 @@ struct Ended {
 // conversation; the caller starts a fresh runner for the cases still pending.
 class Conversation {
 public:
-    Conversation(const RunRequest& request, const SupervisorLimits& limits, Clock::time_point budget_end,
+    Conversation(const RunRequest& request, const SupervisorLimits& limits, Clock::time_point& budget_end,
                  std::deque<RunCase>& pending, ExerciseRun& run, const std::function<void(CaseRun&&)>& on_case)
         : request_(request), limits_(limits), budget_end_(budget_end), pending_(pending), run_(run), on_case_(on_case)
     {
@@ -61,6 +61,12 @@ private:
     void run_case(ChannelWriter& commands, ChannelReader& answers)
     {
         const RunCase c = pending_.front();
+        // Another grading's timing goes first; the wait is not the submission's time.
+        GpuLock::Hold gpu;
+        if (request_.gpu_lock) {
+            gpu = request_.gpu_lock->hold(c.timed);
+            budget_end_ += gpu.waited;
+        }
         current_ = CaseRun{};
         current_->index = c.index;
         case_started_ = Clock::now();
@@ -83,6 +89,7 @@ private:
             if (request_.retime_if && request_.retime_if(c.index, current_->reps))
                 current_->retimed_reps = batch(commands, answers);
         }
+        gpu = {};  // the GPU is free again before the grader checks the output on the CPU
         settle_current();
     }
 
@@ -252,7 +259,7 @@ private:
 
     const RunRequest& request_;
     const SupervisorLimits& limits_;
-    Clock::time_point budget_end_;
+    Clock::time_point& budget_end_;  // run_exercise's: moved on by the time spent waiting for the GPU
     std::deque<RunCase>& pending_;
     ExerciseRun& run_;
     const std::function<void(CaseRun&&)>& on_case_;
@@ -270,7 +277,7 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
 {
     ExerciseRun run;
     const auto started = Clock::now();
-    const auto budget_end = started + limits.exercise_budget;
+    auto budget_end = started + limits.exercise_budget;
     std::deque<RunCase> pending(request.cases.begin(), request.cases.end());
     while (!pending.empty() && run.launcher_found && run.startup_failure.empty()) {
         if (Clock::now() >= budget_end) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/channel.hpp"
+#include "harness/gpu_lock.hpp"
 #include "harness/process.hpp"
 
 namespace harness {
@@ -80,6 +81,9 @@ struct RunRequest {
     // Asked after a speed case's repetitions: true runs the whole batch once more (a passing
     // disturbance on the machine can charge an honest batch; a forged one is charged both times).
     std::function<bool(int case_index, const std::vector<TimedRep>& reps)> retime_if;
+    // Held for each case (harness/gpu_lock.hpp): exclusively for a timed case, shared otherwise.
+    // Time spent waiting for it counts against neither the case's limit nor the exercise's budget.
+    const GpuLock* gpu_lock = nullptr;
 };
 
 // Runs the request; `on_case` is called once per requested case, in order, as soon as it is

@@ -1,0 +1,73 @@
+#include "harness/gpu_lock.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace harness {
+
+GpuLock::GpuLock(const std::string& path) : path_(path)
+{
+    // Opened without O_CREAT where it exists: in a sticky /tmp, the kernel's protected_regular
+    // refuses O_CREAT on another user's file, and another user's grading may have made it.
+    // O_NOFOLLOW: a link planted where the lock goes must not send the grader's open elsewhere.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT) {
+        fd = ::open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd >= 0) ::fchmod(fd, 0666);  // the umask may have narrowed it; other users lock it too
+        if (fd < 0 && errno == EEXIST) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    }
+    if (fd < 0) throw std::runtime_error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
+    ::close(fd);
+}
+
+GpuLock::Hold GpuLock::hold(bool exclusive) const
+{
+    const auto started = std::chrono::steady_clock::now();
+    Hold held;
+    // A descriptor of its own: flock locks belong to an open file, so two holds of one process
+    // (and a hold taken while another is being dropped) never convert each other.
+    held.fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (held.fd_ < 0) throw std::runtime_error("cannot open the GPU lock " + path_ + ": " + std::strerror(errno));
+    while (::flock(held.fd_, exclusive ? LOCK_EX : LOCK_SH) != 0)
+        if (errno != EINTR) throw std::runtime_error("cannot take the GPU lock " + path_ + ": " + std::strerror(errno));
+    held.waited = std::chrono::steady_clock::now() - started;
+    return held;
+}
+
+GpuLock::Hold::Hold(Hold&& other) noexcept : waited(other.waited), fd_(other.fd_)
+{
+    other.fd_ = -1;
+}
+
+GpuLock::Hold& GpuLock::Hold::operator=(Hold&& other) noexcept
+{
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = other.fd_;
+        waited = other.waited;
+        other.fd_ = -1;
+    }
+    return *this;
+}
+
+GpuLock::Hold::~Hold()
+{
+    if (fd_ >= 0) ::close(fd_);  // closing the last descriptor of the open file drops its lock
+}
+
+std::string gpu_lock_path(const std::string& directory, const std::string& gpu_key)
+{
+    std::string key = gpu_key.empty() ? "unknown" : gpu_key;
+    for (char& c : key)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+    return directory + "/pmpp-grader-gpu-" + key + ".lock";
+}
+
+}  // namespace harness

@@ -1,0 +1,97 @@
+// The GPU lock (harness/gpu_lock.hpp): a timed case's hold excludes every other, untimed holds
+// share, and the file cannot be redirected. Holds of one process use descriptors of their own, so
+// threads here stand in for gradings (flock treats each open file apart).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "harness/gpu_lock.hpp"
+
+namespace fs = std::filesystem;
+using harness::GpuLock;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name)
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_gpu_lock_" + std::to_string(::getpid()) + "_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// What another grading could take right now, without waiting: "exclusive", "shared" or "none".
+std::string free_for(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    std::string answer = "none";
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+        answer = "exclusive";
+    else if (::flock(fd, LOCK_SH | LOCK_NB) == 0)
+        answer = "shared";
+    ::close(fd);
+    return answer;
+}
+
+}  // namespace
+
+TEST_CASE("a timed case's hold excludes every other hold; untimed holds share")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("modes").string(), "GPU-test"));
+    CHECK(free_for(lock.path()) == "exclusive");
+    {
+        const GpuLock::Hold timed = lock.hold(true);
+        CHECK(free_for(lock.path()) == "none");
+    }
+    CHECK(free_for(lock.path()) == "exclusive");
+    {
+        const GpuLock::Hold untimed = lock.hold(false);
+        CHECK(free_for(lock.path()) == "shared");
+        const GpuLock::Hold another = lock.hold(false);  // a second grading's correctness phase
+        CHECK(free_for(lock.path()) == "shared");
+    }
+    CHECK(free_for(lock.path()) == "exclusive");
+}
+
+TEST_CASE("a hold waits until the timed hold before it is dropped, and says how long it waited")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("wait").string(), "GPU-test"));
+    std::atomic<bool> dropped{false};
+    bool admitted_early = true;
+    std::chrono::steady_clock::duration waited{};
+    GpuLock::Hold timed = lock.hold(true);
+    std::thread other([&] {
+        const GpuLock::Hold untimed = lock.hold(false);
+        admitted_early = !dropped.load();
+        waited = untimed.waited;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    dropped = true;
+    timed = {};
+    other.join();
+    CHECK_FALSE(admitted_early);
+    CHECK(waited >= std::chrono::milliseconds(300));
+}
+
+TEST_CASE("the lock file: its name from the GPU, readable by all, never through a link")
+{
+    CHECK(harness::gpu_lock_path("/tmp", "GPU-5e3a/../x y") == "/tmp/pmpp-grader-gpu-GPU-5e3a____x_y.lock");
+    CHECK(harness::gpu_lock_path("/tmp", "") == "/tmp/pmpp-grader-gpu-unknown.lock");
+
+    const fs::path dir = fresh_dir("file");
+    const GpuLock lock((dir / "made.lock").string());
+    CHECK((fs::status(dir / "made.lock").permissions() & fs::perms::others_read) != fs::perms::none);
+
+    std::ofstream(dir / "elsewhere") << "not a lock\n";
+    fs::create_symlink(dir / "elsewhere", dir / "planted.lock");
+    CHECK_THROWS_AS(GpuLock((dir / "planted.lock").string()), std::runtime_error);
+    CHECK_THROWS_AS(GpuLock((dir / "missing-dir" / "x.lock").string()), std::runtime_error);
+}
