@@ -384,7 +384,9 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
             step_failure(symbols, "symbol check (nm)", "the symbol check (nm) failed: " + tail(symbols.output, 2000));
         return finish();
     }
-    b.invalid = forbidden_definition(parse_nm(symbols.output), ctx.forbidden);
+    const std::vector<Symbol> symbol_table = parse_nm(symbols.output);
+    b.invalid = forbidden_definition(symbol_table, ctx.forbidden);
+    if (b.invalid.empty()) b.invalid = loads_code_at_run_time(symbol_table, !b.library_use.empty());
     if (!b.invalid.empty()) {
         b.invalid = name + " " + b.invalid;
         return finish();
@@ -745,6 +747,42 @@ ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::
     for (const auto& e : harness::all_exercises())
         f.launcher_prefixes.push_back("_Z" + std::to_string(e.name.size()) + e.name);
     return f;
+}
+
+std::string loads_code_at_run_time(const std::vector<Symbol>& submission, bool reads_a_library)
+{
+    // Module and library loading of the runtime and the driver, and the driver's entry points:
+    // ways to run GPU code this file does not compile.
+    static const std::set<std::string> loaders = {"cudaLibraryLoadData",
+                                                  "cudaLibraryLoadFromFile",
+                                                  "cudaLibraryGetKernel",
+                                                  "cudaLibraryGetGlobal",
+                                                  "cudaLibraryEnumerateKernels",
+                                                  "cudaGetDriverEntryPoint",
+                                                  "cudaGetDriverEntryPointByVersion",
+                                                  "cuModuleLoad",
+                                                  "cuModuleLoadData",
+                                                  "cuModuleLoadDataEx",
+                                                  "cuModuleLoadFatBinary",
+                                                  "cuModuleGetFunction",
+                                                  "cuLibraryLoadData",
+                                                  "cuLibraryLoadFromFile",
+                                                  "cuLibraryGetKernel",
+                                                  "cuGetProcAddress",
+                                                  "cuGetProcAddress_v2",
+                                                  "cuLinkCreate",
+                                                  "cuLinkCreate_v2"};
+    // The dynamic loader, which reaches the driver's loaders too. CUB opens the driver with it, so
+    // a file that reads a library's headers is judged as library use instead.
+    static const std::set<std::string> dynamic_loader = {"dlopen", "dlmopen", "dlsym", "dlvsym"};
+    for (const auto& s : submission) {
+        if (kind_of(s.type) != SymbolKind::undefined) continue;
+        const std::string name = unversioned(s.name);
+        if (loaders.count(name) || (!reads_a_library && dynamic_loader.count(name)))
+            return "calls `" + name +
+                   "`, which loads GPU code at run time: every kernel must be compiled from the submitted file";
+    }
+    return {};
 }
 
 std::string forbidden_definition(const std::vector<Symbol>& submission, const ForbiddenSymbols& f)

@@ -200,6 +200,25 @@ TEST_CASE("forbidden definitions: main, CUDA entry points, the runner's and the 
     CHECK(contains(several, "a submission defines only its launcher and its own kernels and helpers"));
 }
 
+TEST_CASE("loading GPU code at run time: the runtime's and the driver's loaders, the dynamic loader")
+{
+    // What nvcc's own registration of the file's kernels references is fine.
+    CHECK(loads_code_at_run_time({{"__cudaRegisterFatBinary", 'U'},
+                                  {"__cudaLaunchKernel", 'U'},
+                                  {"cudaMemcpyToSymbol", 'U'},
+                                  {"cudaLaunchKernel", 'U'}},
+                                 false)
+              .empty());
+    for (const char* loader : {"cudaLibraryLoadData", "cudaGetDriverEntryPoint", "cuModuleLoadData", "dlsym"})
+        CHECK(contains(loads_code_at_run_time({{loader, 'U'}}, false), std::string("calls `") + loader + "`"));
+    CHECK(contains(loads_code_at_run_time({{"dlopen@GLIBC_2.34", 'U'}}, false), "calls `dlopen`"));
+    // Defining one is forbidden_definition's business; a local symbol of that name calls nothing.
+    CHECK(loads_code_at_run_time({{"dlsym", 't'}}, false).empty());
+    // CUB's headers call the dynamic loader themselves: that file is library use, judged as such.
+    CHECK(loads_code_at_run_time({{"dlopen", 'U'}, {"dlsym", 'U'}}, true).empty());
+    CHECK(contains(loads_code_at_run_time({{"dlopen", 'U'}, {"cuModuleLoadData", 'U'}}, true), "`cuModuleLoadData`"));
+}
+
 TEST_CASE("the fake toolchain builds through the same steps: objects nm reads, dependency lists, a trailer")
 {
     Toolchain fake = default_toolchain(fs::read_symlink("/proc/self/exe").string());
@@ -292,6 +311,15 @@ std::map<std::string, std::string> real_sources(const std::string& harness_symbo
          "void scan_kogge_stone(const float* in, float* out, int n) {\n"
          "    thrust::inclusive_scan(thrust::device, in, in + n, out);\n}\n"},
         {"outside", "#include \"" + outside_header.string() + "\"\n" + launcher},
+        // Someone else's compiled kernel (the handout's references, say), loaded and launched.
+        {"loads_fatbin",
+         "#include <cuda_runtime.h>\nstatic const unsigned char blob[16] = {0};\n"
+         "void scan_kogge_stone(const float* in, float* out, int n) {\n"
+         "    cudaLibrary_t library;\n    cudaKernel_t kernel;\n"
+         "    cudaLibraryLoadData(&library, blob, nullptr, nullptr, 0, nullptr, nullptr, 0);\n"
+         "    cudaLibraryGetKernel(&kernel, library, \"scan\");\n"
+         "    void* args[] = {&in, &out, &n};\n"
+         "    cudaLaunchKernel((const void*)kernel, dim3(1), dim3(1), args, 0, nullptr);\n}\n"},
     };
 }
 
@@ -384,6 +412,17 @@ TEST_CASE("real nvcc: main, a harness function, a CUDA entry point, libc's write
         CHECK(contains(b->invalid, "a submission defines only its launcher and its own kernels and helpers"));
         CHECK_FALSE(fs::exists(b->executable));
     }
+}
+
+TEST_CASE("real nvcc: a launcher that loads a compiled kernel at run time is invalid, named")
+{
+    const BuildResult* b = real("loads_fatbin");
+    if (!b) return;
+    CAPTURE(b->invalid);
+    CHECK_FALSE(b->ok);
+    CHECK(contains(b->invalid, "calls `cudaLibrary"));  // the first in nm's order
+    CHECK(contains(b->invalid, "which loads GPU code at run time: every kernel must be compiled from the submitted file"));
+    CHECK_FALSE(fs::exists(b->executable));
 }
 
 TEST_CASE("real nvcc: std::vector<float>, std::string and std::sort are the submission's own business")

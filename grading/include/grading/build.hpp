@@ -12,7 +12,8 @@
 //                library use, however the source spelled it
 //   3. symbols   nm -P -t d submission.o: a definition of main, of a CUDA entry point or of a
 //                symbol of the runner or its runtime makes the submission invalid
-//                (forbidden_definition below)
+//                (forbidden_definition below), and so does a call that loads GPU code at run
+//                time (loads_code_at_run_time)
 //   4. link      nvcc -arch=sm_XX -cudart static -o runner grader_runner.o submission.o: the runner
 //                is one relocatable object, first on the line, so a duplicate fails the link
 #pragma once
@@ -145,5 +146,11 @@ ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::
 //   - a symbol libcudart_static.a references.
 // Symbol versions ("write@GLIBC_2.2.5") are ignored. Undefined and local symbols never count.
 std::string forbidden_definition(const std::vector<Symbol>& submission, const ForbiddenSymbols& forbidden);
+
+// Empty unless the submission calls something that runs GPU code it did not compile (module or
+// library loading of the CUDA runtime or driver, the driver's entry points, and dlopen/dlsym
+// unless `reads_a_library`: CUB calls them itself): a copy of the handout's compiled references,
+// or any fatbin, loaded at run time. Named, as above.
+std::string loads_code_at_run_time(const std::vector<Symbol>& submission, bool reads_a_library);
 
 }  // namespace grading
