@@ -23,3 +23,12 @@ find_package(valijson CONFIG QUIET)
 if(NOT valijson_FOUND)
   message(FATAL_ERROR "valijson not found: install the Debian package libvalijson-dev")
 endif()
+
+# The architecture grade builds submissions for by default (--arch): the first of
+# CMAKE_CUDA_ARCHITECTURES, without its -real/-virtual suffix.
+list(GET CMAKE_CUDA_ARCHITECTURES 0 GRADER_FIRST_ARCH)
+string(REGEX REPLACE "-.*$" "" GRADER_FIRST_ARCH "${GRADER_FIRST_ARCH}")
+if(NOT GRADER_FIRST_ARCH MATCHES "^[0-9]+[a-z]?$")
+  message(FATAL_ERROR "CMAKE_CUDA_ARCHITECTURES must start with an architecture number such as 90 (grade builds "
+                      "submissions for it), not '${CMAKE_CUDA_ARCHITECTURES}'")
+endif()

@@ -1,6 +1,7 @@
 # Assembles the students' handout (run by the `handout` target of student_template/handout.cmake):
 #   cmake -D SOURCE_DIR=<repository> -D OUTPUT_DIR=<handout> -D REFERENCES_OBJECT=<grader_references.o>
-#         -D GRADER_VERSION=x.y.z -D CUDA_VERSION=13.0.88 -D "ARCHITECTURES=75-real;..." -P assemble.cmake
+#         -D GRADER_VERSION=x.y.z -D CUDA_VERSION=13.0.88 -D "ARCHITECTURES=75-real;..."
+#         -D "CUDA_FLAGS=<the flags the references were compiled with>" -P assemble.cmake
 #
 #   OUTPUT_DIR/README.md, CMakeLists.txt, CMakePresets.json, .gitignore   student_template/, copied
 #   OUTPUT_DIR/docs/CONTRACT.md                                            the contract
@@ -14,6 +15,11 @@ foreach(var SOURCE_DIR OUTPUT_DIR REFERENCES_OBJECT GRADER_VERSION CUDA_VERSION 
     message(FATAL_ERROR "assemble.cmake needs -D ${var}=...")
   endif()
 endforeach()
+
+if(" ${CUDA_FLAGS} " MATCHES " (-G|-lineinfo|--generate-line-info|--device-debug)[ =]")
+  message(FATAL_ERROR "the CUDA flags '${CUDA_FLAGS}' put line information into the references' device code; "
+                      "assemble the handout from a build without -G or -lineinfo")
+endif()
 
 file(REMOVE_RECURSE ${OUTPUT_DIR})
 file(MAKE_DIRECTORY ${OUTPUT_DIR}/docs ${OUTPUT_DIR}/exercises ${OUTPUT_DIR}/grader/references)

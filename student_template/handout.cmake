@@ -15,8 +15,13 @@ add_library(grader_references_portable OBJECT EXCLUDE_FROM_ALL ${GRADER_REFERENC
 set_target_properties(grader_references_portable PROPERTIES CUDA_ARCHITECTURES "${GRADER_HANDOUT_ARCHITECTURES}")
 
 set(handout_references_object ${CMAKE_BINARY_DIR}/handout-references/grader_references.o)
+# Line information inside the fatbin is compressed, out of reach of any strip: flags that add it
+# (-G, -lineinfo, in CMAKE_CUDA_FLAGS or the build type's) make the handout refuse to assemble.
+string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+set(handout_cuda_flags "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${build_type}}")
+# --strip-debug: the host side's DWARF (a -g build type), which names the reference's files.
 add_custom_command(OUTPUT ${handout_references_object}
-  COMMAND ${CMAKE_LINKER} -r -o ${handout_references_object} $<TARGET_OBJECTS:grader_references_portable>
+  COMMAND ${CMAKE_LINKER} -r --strip-debug -o ${handout_references_object} $<TARGET_OBJECTS:grader_references_portable>
   DEPENDS grader_references_portable $<TARGET_OBJECTS:grader_references_portable>
   COMMAND_EXPAND_LISTS
   COMMENT "Combining the references for the handout into one object"
@@ -27,6 +32,7 @@ add_custom_target(handout
   COMMAND ${CMAKE_COMMAND} -D SOURCE_DIR=${PROJECT_SOURCE_DIR} -D OUTPUT_DIR=${GRADER_HANDOUT_DIR}
           -D REFERENCES_OBJECT=${handout_references_object} -D GRADER_VERSION=${PROJECT_VERSION}
           -D CUDA_VERSION=${CMAKE_CUDA_COMPILER_VERSION} "-D ARCHITECTURES=${GRADER_HANDOUT_ARCHITECTURES}"
+          "-D CUDA_FLAGS=${handout_cuda_flags}"
           -P ${CMAKE_CURRENT_LIST_DIR}/assemble.cmake
   DEPENDS ${handout_references_object}
   COMMENT "Assembling the students' handout in ${GRADER_HANDOUT_DIR}"

@@ -47,11 +47,13 @@ PATH=/usr/local/cuda/bin:$PATH cmake -S "$root/source/source" -B "$work/package-
 step "run_autograder grades a submission through the installed grader"
 printf '%s\n' "// FAKE_RUNNER: correct" > "$root/submission/scan_kogge_stone.cu"
 printf '%s\n' "FAKE_COMPILE_ERROR" > "$root/submission/scan_brent_kung.cu"
+# Written as an editor on Windows might: CRLF line ends, and no newline after the last line.
 {
-  printf '%s\n' --nvcc "$fake_nvcc" --reference-runner "$fake_runner" --exercise scan_kogge_stone,scan_brent_kung \
-    --case-time-limit 5 --reps 5
-  # Where this machine cannot sandbox (test_sandbox says why), as run_autograder's README allows.
-  bwrap --unshare-all --die-with-parent --ro-bind / / true 2> /dev/null || echo --no-sandbox
+  printf '%s\r\n' --nvcc "$fake_nvcc" --reference-runner "$fake_runner" --exercise scan_kogge_stone,scan_brent_kung \
+    --case-time-limit 5
+  # Where this machine cannot sandbox (test_sandbox says why): the fake runners are the tests' own.
+  bwrap --unshare-all --die-with-parent --ro-bind / / true 2> /dev/null || printf '%s\r\n' --no-sandbox
+  printf '%s\r\n%s' --reps 5
 } > "$root/source/config/grade_args"
 AUTOGRADER_ROOT=$root GRADE=$root/grader/bin/grade TMPDIR=$work "$root/source/run_autograder" > "$work/run.log" 2>&1 ||
   { cat "$work/run.log"; fail "run_autograder failed on a gradable submission"; }
@@ -63,11 +65,12 @@ for field in '"score"' '"tests"' '"leaderboard"' '"name": "scan_kogge_stone: cor
   grep -q "$field" "$results" || fail "results.json lacks $field"
 done
 grep -q '"status": "failed"' "$results" || fail "the compile error did not fail a test"
+# The last option, --reps 5, counted: 5 timed repetitions of each speed case, not the default 25.
+grep -q '"reps": 5,' "$root/results/pmpp-results.json" || fail "the last line of config/grade_args was lost"
 
 step "run_autograder when grade cannot grade: a failure, no results"
 rm -rf "$root/results"
-echo --arch >> "$root/source/config/grade_args"
-echo 100 >> "$root/source/config/grade_args"
+printf '\n--arch\n100\n' >> "$root/source/config/grade_args"
 set +e
 AUTOGRADER_ROOT=$root GRADE=$root/grader/bin/grade TMPDIR=$work "$root/source/run_autograder" > "$work/refused.log" 2>&1
 status=$?

@@ -35,6 +35,12 @@ source_of() {
     grader/cmake/* | grader/harness/* | grader/grading/*) echo "${1#grader/}" ;;
   esac
 }
+# Anything but files and folders (a link, say) would escape both checks below.
+odd=$(find "$handout" ! -type f ! -type d)
+[ -z "$odd" ] || fail "the handout holds what is neither a file nor a folder: $odd"
+# Only files the repository tracks, where it is a git checkout: no editor backup or local rubric.
+tracked=$work/tracked
+if git -C "$repo" rev-parse --is-inside-work-tree > /dev/null 2>&1; then git -C "$repo" ls-files > "$tracked"; fi
 files=0
 while IFS= read -r -d '' path; do
   relative=${path#"$handout"/}
@@ -45,6 +51,7 @@ while IFS= read -r -d '' path; do
   original=$(source_of "$relative")
   [ -n "$original" ] || fail "the handout holds $relative, which it may not"
   cmp -s "$path" "$repo/$original" || fail "$relative is not a copy of $original"
+  [ ! -s "$tracked" ] || grep -qxF -- "$original" "$tracked" || fail "$relative is a copy of $original, which git does not track"
 done < <(find "$handout" -type f -print0)
 [ "$files" -gt 100 ] || fail "only $files files in the handout"
 echo "$files files"
@@ -52,12 +59,13 @@ echo "$files files"
 step "no line of a reference source is in the handout"
 # Each reference line of 20 characters or more that no file the handout carries also has (the
 # stubs share the launcher's signature, for one) must appear in no handout file, binary or not.
-carried=(student_template docs/CONTRACT.md exercises cmake harness grading)
+carried=(student_template/README.md student_template/CMakeLists.txt student_template/CMakePresets.json
+  student_template/gitignore docs/CONTRACT.md exercises cmake harness grading)
 : > "$work/reference_lines"
 for source in "$repo"/reference/*.cu; do
   sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$source" | awk 'length($0) >= 20' | sort -u |
     while IFS= read -r line; do
-      (cd "$repo" && grep -rqF -- "$line" "${carried[@]}") || printf '%s\n' "$line"
+      (cd "$repo" && grep -rqF --exclude-dir=integrations -- "$line" "${carried[@]}") || printf '%s\n' "$line"
     done >> "$work/reference_lines"
 done
 lines=$(wc -l < "$work/reference_lines")
@@ -68,6 +76,18 @@ echo "none of $lines reference lines found"
 cp "$handout/grader/references/grader_references.o" "$work/planted.o"
 cat "$repo/reference/scan_hierarchical.cu" >> "$work/planted.o"
 grep -qaF -f "$work/reference_lines" "$work/planted.o" || fail "the check missed a planted reference source"
+
+step "the compiled references carry no debug information and name no file of the repository"
+object=$handout/grader/references/grader_references.o
+if readelf -S -W "$object" | grep -E '\.(nv_)?debug'; then fail "debug sections in $object"; fi
+if grep -qaF -- "$repo" "$object"; then fail "$object names $repo"; fi
+# The device code is compressed inside the fatbin, where only cuobjdump (not on CI) reads it.
+if command -v cuobjdump > /dev/null; then
+  if cuobjdump -ptx "$object" | grep -E '^[[:space:]]*\.(file|loc)[[:space:]]'; then fail "line information in the PTX"; fi
+  echo "cuobjdump: no .file or .loc in the PTX"
+else
+  echo "no cuobjdump here: the device code's line information is checked where there is one"
+fi
 
 step "a clean copy: cmake --workflow --preset grade"
 cp -r "$handout" "$work/handout"
@@ -87,6 +107,7 @@ if grep -q "grade: nothing was graded" "$work/workflow.log"; then
 else
   # A GPU: the stubs were graded, and fail.
   grep -q "^total" "$work/workflow.log" || fail "neither graded nor refused"
+  [ "$status" -ne 0 ] || fail "the workflow succeeded on the stubs"
   [ -f "$work/handout/build/results.json" ] || fail "no results.json after grading"
 fi
 "$work/handout/build/bin/grade" --list --exercise scan_hierarchical | grep -q "n=4196353/int" ||
