@@ -358,10 +358,8 @@ TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait 
     fs::remove_all(lock_dir);
     fs::create_directories(lock_dir);
     const harness::GpuLock lock(harness::gpu_lock_path(lock_dir.string(), "fake device (CPU)"));
-    const std::vector<std::string> tight = {"--gpu-lock-dir", lock_dir.string(), "--exercise", "scan_kogge_stone",
-                                            "--case-time-limit", "2", "--time-limit", "2"};
     auto with = [&](std::vector<std::string> more) {
-        more.insert(more.begin(), tight.begin(), tight.end());
+        more.insert(more.begin(), {"--gpu-lock-dir", lock_dir.string(), "--exercise", "scan_kogge_stone"});
         return more;
     };
     const std::map<std::string, std::string> correct = {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}};
@@ -369,9 +367,12 @@ TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait 
     SUBCASE("another grading times: even an untimed case waits, longer than its limits, then passes")
     {
         harness::GpuLock::Hold timing = lock.hold(true);
-        auto grading = std::async(std::launch::async,
-                                  [&] { return grade_fake("lock_excl", correct, with({"--case", "n=1025/int"})); });
-        CHECK(grading.wait_for(std::chrono::seconds(4)) == std::future_status::timeout);
+        // Limits of 5 s (generous for a 1025-element case on a loaded machine), a wait of 7 s.
+        auto grading = std::async(std::launch::async, [&] {
+            return grade_fake("lock_excl", correct,
+                              with({"--case", "n=1025/int", "--case-time-limit", "5", "--time-limit", "5"}));
+        });
+        CHECK(grading.wait_for(std::chrono::seconds(7)) == std::future_status::timeout);
         timing = {};
         const GradeRun run = grading.get();
         CHECK(run.exit_code == 0);
