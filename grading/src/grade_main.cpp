@@ -77,7 +77,13 @@ int run_grade(grading::GradeCommand command)
 
     // Everything that would make the grading meaningless is checked first, and reported at once:
     // each problem with what to do, then exit code 3, with nothing built, run or written.
-    std::vector<std::string> problems = grading::preflight(command, grading::probe_cuda_device);
+    // The CUDA query, once: the preflight checks the device, the GPU lock is named after it.
+    std::optional<grading::DeviceState> device;
+    const grading::DeviceProbe probe_once = [&device] {
+        if (!device) device = grading::probe_cuda_device();
+        return *device;
+    };
+    std::vector<std::string> problems = grading::preflight(command, probe_once);
     // Submitted code runs only inside the sandbox; a machine where it cannot run is an error of the
     // grading environment, never a reason to run the code unprotected or to score it zero.
     std::optional<harness::Sandbox> sandbox;
@@ -94,10 +100,9 @@ int run_grade(grading::GradeCommand command)
     // Timed cases of every grading on this machine take turns on the GPU (harness/gpu_lock.hpp).
     std::optional<harness::GpuLock> gpu_lock;
     if (problems.empty()) {
-        const grading::DeviceState device = grading::grading_device(command.options.toolchain, grading::probe_cuda_device);
+        const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
         try {
-            gpu_lock.emplace(
-                harness::gpu_lock_path(command.gpu_lock_dir, device.uuid.empty() ? device.name : device.uuid));
+            gpu_lock.emplace(harness::gpu_lock_path(command.gpu_lock_dir, gpu.uuid.empty() ? gpu.name : gpu.uuid));
             command.options.gpu_lock = &*gpu_lock;
         } catch (const std::exception& e) {
             problems.push_back(std::string(e.what()) +

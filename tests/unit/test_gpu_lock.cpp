@@ -81,6 +81,36 @@ TEST_CASE("a hold waits until the timed hold before it is dropped, and says how 
     CHECK(waited >= std::chrono::milliseconds(300));
 }
 
+TEST_CASE("an untimed case that asks after a waiting timed case goes after it")
+{
+    // Without the queue, flock grants every new shared hold at once, and correctness phases of a
+    // few gradings could keep a timing waiting for as long as they keep overlapping.
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("queue").string(), "GPU-test"));
+    std::atomic<int> order{0};
+    int timed_turn = 0, late_turn = 0;
+    GpuLock::Hold early = lock.hold(false);  // a correctness phase under way
+    std::thread timed([&] {
+        const GpuLock::Hold hold = lock.hold(true);
+        timed_turn = ++order;
+    });
+    // The timed case is in line once it holds the queue (bounded: the test fails, it never hangs).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (free_for(lock.path() + ".queue") != "none" && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(free_for(lock.path() + ".queue") == "none");
+    std::thread late([&] {
+        const GpuLock::Hold hold = lock.hold(false);
+        late_turn = ++order;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(order.load() == 0);  // neither went while the early hold lasts
+    early = {};
+    timed.join();
+    late.join();
+    CHECK(timed_turn == 1);
+    CHECK(late_turn == 2);
+}
+
 TEST_CASE("the lock file: its name from the GPU, readable by all, never through a link")
 {
     CHECK(harness::gpu_lock_path("/tmp", "GPU-5e3a/../x y") == "/tmp/pmpp-grader-gpu-GPU-5e3a____x_y.lock");

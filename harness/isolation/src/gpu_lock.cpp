@@ -12,31 +12,56 @@
 
 namespace harness {
 
-GpuLock::GpuLock(const std::string& path) : path_(path)
+namespace {
+
+// Opened without O_CREAT where it exists: in a sticky /tmp, the kernel's protected_regular refuses
+// O_CREAT on another user's file, and another user's grading may have made it. O_NOFOLLOW: a link
+// planted where the lock goes must not send the grader's open elsewhere.
+int open_lock_file(const std::string& path, bool create)
 {
-    // Opened without O_CREAT where it exists: in a sticky /tmp, the kernel's protected_regular
-    // refuses O_CREAT on another user's file, and another user's grading may have made it.
-    // O_NOFOLLOW: a link planted where the lock goes must not send the grader's open elsewhere.
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT) {
+    if (fd < 0 && errno == ENOENT && create) {
         fd = ::open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd >= 0) ::fchmod(fd, 0666);  // the umask may have narrowed it; other users lock it too
         if (fd < 0 && errno == EEXIST) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     }
     if (fd < 0) throw std::runtime_error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
-    ::close(fd);
+    return fd;
+}
+
+void take(int fd, int operation, const std::string& path)
+{
+    while (::flock(fd, operation) != 0)
+        if (errno != EINTR) throw std::runtime_error("cannot take the GPU lock " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+GpuLock::GpuLock(const std::string& path) : path_(path), queue_path_(path + ".queue")
+{
+    ::close(open_lock_file(path_, true));
+    ::close(open_lock_file(queue_path_, true));
 }
 
 GpuLock::Hold GpuLock::hold(bool exclusive) const
 {
     const auto started = std::chrono::steady_clock::now();
+    // In line first. A timed case keeps its place in the queue until it holds the GPU, so untimed
+    // cases that come after it wait instead of overtaking it (flock alone would let a stream of
+    // shared holds starve it for good).
+    const int queue = open_lock_file(queue_path_, false);
     Hold held;
-    // A descriptor of its own: flock locks belong to an open file, so two holds of one process
-    // (and a hold taken while another is being dropped) never convert each other.
-    held.fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (held.fd_ < 0) throw std::runtime_error("cannot open the GPU lock " + path_ + ": " + std::strerror(errno));
-    while (::flock(held.fd_, exclusive ? LOCK_EX : LOCK_SH) != 0)
-        if (errno != EINTR) throw std::runtime_error("cannot take the GPU lock " + path_ + ": " + std::strerror(errno));
+    try {
+        take(queue, LOCK_EX, queue_path_);
+        // A descriptor of its own: flock locks belong to an open file, so two holds of one process
+        // (and a hold taken while another is being dropped) never convert each other.
+        held.fd_ = open_lock_file(path_, false);
+        take(held.fd_, exclusive ? LOCK_EX : LOCK_SH, path_);
+    } catch (...) {
+        ::close(queue);
+        throw;
+    }
+    ::close(queue);  // the next in line may go
     held.waited = std::chrono::steady_clock::now() - started;
     return held;
 }

@@ -1,7 +1,8 @@
 // The GPU to itself while it is timed, across processes: several gradings on one machine (a
 // batch, two CI jobs, a student beside an instructor) share one lock file per GPU. A timed case
 // holds it exclusively, from its first command to its last repetition; an untimed case holds it
-// shared, so correctness phases run side by side but never during another grading's timing.
+// shared, so correctness phases run side by side but never during another grading's timing. Holds
+// are granted in turn: an untimed case that asks after a waiting timed case goes after it.
 //
 // The lock is flock(2) on a file the grader opens itself; submitted code never sees the file
 // (the sandbox hides the grader's /tmp), and a lock dies with the process that held it, so a
@@ -16,8 +17,8 @@ namespace harness {
 
 class GpuLock {
 public:
-    // Opens (creating it, readable by every user, where it is missing) the lock file at `path`. Throws
-    // std::runtime_error when it cannot.
+    // Opens the lock file at `path` and its queue, `path`.queue, creating them (readable by every
+    // user) where they are missing. Throws std::runtime_error when it cannot.
     explicit GpuLock(const std::string& path);
 
     // Held until destroyed. `waited` is how long taking it took.
@@ -40,6 +41,7 @@ public:
 
 private:
     std::string path_;
+    std::string queue_path_;  // <path>.queue: where holds line up, so a timed case is never overtaken
 };
 
 // The lock file of a GPU: <directory>/pmpp-grader-gpu-<key>.lock, the key being the GPU's UUID
