@@ -22,7 +22,7 @@ namespace {
 
 using detail::describe_case;
 using detail::judge;
-using detail::ReferenceReps;
+using detail::ReferenceAlone;
 using harness::CaseRun;
 
 // Limits on a sandboxed runner: generous for any honest kernel of the course, small enough that a
@@ -94,24 +94,45 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
     return request;
 }
 
-// The reference's repetitions of an exercise's speed cases, on this GPU, right before the
-// submission's own run of the exercise: the closer in time the two are, the less drift between them.
-ReferenceReps time_reference(const GradeOptions& options, const harness::Exercise& exercise)
+// How the grader's reference runner starts: the grader's own program, outside the sandbox.
+std::function<harness::SpawnOptions()> reference_spawn(const GradeOptions& options, const harness::Exercise& exercise)
 {
-    ReferenceReps reps;
-    if (options.reference_runner.empty()) return reps;
-    const auto request = make_request(exercise, cases_to_grade(exercise, options), options.reference_runner, true,
-                                      options, "reference", true);
-    if (!request.cases.empty())
-        harness::run_exercise(request, options.limits, [&](CaseRun&& run) {
-            if (!run.reps.empty()) reps[run.index] = std::move(run.reps);
-        });
-    return reps;
+    const fs::path log = fs::absolute(fs::path(options.work_dir) / exercise.name / "reference.log");
+    const std::string runner = options.reference_runner;
+    return [=] {
+        harness::SpawnOptions spawn;
+        spawn.argv = {runner};
+        spawn.output_file = log.string();
+        spawn.working_dir = log.parent_path().string();
+        return spawn;
+    };
+}
+
+// The reference alone on each speed case, before the submission's runner starts: the anchor its
+// turns beside the submission are held to. Timed exclusively, like every speed case.
+ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vector<harness::Case>& cases,
+                                    harness::ReferenceRunner& reference)
+{
+    ReferenceAlone alone;
+    for (const auto& c : cases) {
+        if (!c.timed) continue;
+        harness::GpuLock::Hold gpu;
+        if (options.gpu_lock) gpu = options.gpu_lock->hold(true);
+        try {
+            reference.begin_case(c.index, c.n);
+            alone[c.index] = harness::run_batch(
+                nullptr, &reference, options.limits.timing,
+                [&](const harness::TimedBatch& batch) { return detail::medians_settled(batch, options.target_rse); });
+        } catch (const harness::ReferenceFailure&) {
+            break;  // reference.failure() says why; the turns beside the submission will not run either
+        }
+    }
+    return alone;
 }
 
 ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exercise& exercise,
-                              const SubmissionFile& file, const BuildResult* build, const ReferenceReps& reference,
-                              GradeReport& report, std::ostream& progress)
+                              const SubmissionFile& file, const BuildResult* build, GradeReport& report,
+                              std::ostream& progress)
 {
     ExerciseResult result;
     result.name = exercise.name;
@@ -152,10 +173,22 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
 
     const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
+    std::optional<harness::ReferenceRunner> reference;
+    ReferenceAlone alone;
+    if (!options.reference_runner.empty()) {
+        reference.emplace(reference_spawn(options, exercise), exercise.name, options.limits.startup_limit,
+                          options.limits.case_limit + options.limits.timing_extra);
+        alone = time_reference_alone(options, cases, *reference);
+    }
     auto request = make_request(exercise, cases, build->executable, false, options, "runner", false);
-    request.retime_if = [&reference](int index, const std::vector<harness::TimedRep>& reps) {
-        return detail::clock_disagrees(reps, detail::allowance_for(reference, index));
+    if (reference && reference->failure().empty()) request.reference = &*reference;
+    request.settled = [&options](const harness::TimedBatch& batch) {
+        return detail::medians_settled(batch, options.target_rse);
     };
+    request.retime_if = [](int, const harness::TimedBatch& batch) {
+        return detail::clock_disagrees(batch.student, detail::allowance_from(batch.reference));
+    };
+    request.gpu_intruders = options.gpu_intruders;
     detail::CaseProgress case_progress(progress, cases.size(), options.colour);
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
@@ -163,7 +196,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         CaseResult r = describe_case(exercise, c, options.submission, options.grade_command);
         const auto check_started = std::chrono::steady_clock::now();
         try {
-            judge(exercise, c, case_run, reference, r);
+            judge(exercise, c, case_run, alone, r);
         } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
             r.status = CaseStatus::protocol_error;
             r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
@@ -255,9 +288,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
-            const auto reference = build != nullptr && build->ok ? time_reference(options, *exercise) : ReferenceReps{};
-            report.exercises.push_back(
-                grade_exercise(options, *exercise, files[k], build, reference, report, progress));
+            report.exercises.push_back(grade_exercise(options, *exercise, files[k], build, report, progress));
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;

@@ -99,71 +99,110 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
 
 namespace {
 
+// The batch that counts: the one whose student median is lower (a disturbance rarely strikes
+// twice, and a forgery is charged in both).
+const harness::TimedBatch& counted_batch(const CaseRun& run)
+{
+    const harness::TimedBatch* best = &run.batches.front();
+    for (const auto& batch : run.batches) {
+        const Allowance allowance = allowance_from(batch.reference);
+        if (harness::median(accepted_times(batch.student, allowance)) <
+            harness::median(accepted_times(best->student, allowance_from(best->reference))))
+            best = &batch;
+    }
+    return *best;
+}
+
+std::vector<double> launch_round_trips(const std::vector<harness::TimedRep>& reps)
+{
+    std::vector<double> times;
+    for (const auto& rep : reps)
+        if (!rep.warmup) times.push_back(rep.launch_ms);
+    return times;
+}
+
 // The time of a speed case: the accepted times of its repetitions (timing_model.hpp) against the
-// reference's, measured the same way.
+// reference's turns in the same batch, measured the same way.
 TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
-                       const CaseRun& run, const ReferenceReps& reference_reps, const Allowance& allowance)
+                       const CaseRun& run, const harness::TimedBatch* alone)
 {
     TimingResult t;
     t.cpu_ms = harness::cpu_baseline_ms(exercise, c, inputs);
     const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
-    const auto ref = reference_reps.find(c.index);
-    const bool have_reference = ref != reference_reps.end() && !ref->second.empty();
-    t.launch_overhead_allowance_ms = allowance.launch_overhead_ms;
-    if (run.reps.empty()) {
+    if (run.batches.empty()) {
         t.note =
             run.timing_incomplete ? "the timed repetitions did not finish within the case's time limit" : "no timing";
-    } else {
-        // A batch the grader's clock disagreed with was timed again; the better batch counts (a
-        // disturbance rarely strikes twice, and a forgery is charged in both).
-        const bool retimed = !run.retimed_reps.empty();
-        const auto& reps = retimed && harness::median(accepted_times(run.retimed_reps, allowance)) <
-                                          harness::median(accepted_times(run.reps, allowance))
-                               ? run.retimed_reps
-                               : run.reps;
-        t.student_samples_ms = accepted_times(reps, allowance);
-        t.reps = static_cast<int>(t.student_samples_ms.size());
-        t.warmups = static_cast<int>(reps.size()) - t.reps;
-        t.batches = retimed ? 2 : 1;
-        t.student_ms = harness::median(t.student_samples_ms);
-        t.student_event_ms = harness::median(event_times(reps));
-        std::vector<double> round_trips;
-        for (const auto& rep : reps)
-            if (!rep.warmup) round_trips.push_back(rep.launch_ms);
-        t.student_round_trip_ms = harness::median(round_trips);
-        if (clock_disagrees(reps, allowance))
-            t.note = "the grader's clock saw more time than the CUDA events (events " +
-                     harness::format_value(t.student_event_ms) + " ms, accepted " +
-                     harness::format_value(t.student_ms) + " ms" + (retimed ? ", in both of two batches" : "") +
-                     "): work outside the legacy default stream, or a launcher that returns before its work is "
-                     "done, is timed on the grader's clock";
-        else if (retimed)
-            t.note = "timed twice: the grader's clock disagreed with the events in the first batch of repetitions";
-        t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
-        t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
+        return t;
     }
-    if (have_reference) {
-        t.reference_samples_ms = accepted_times(ref->second, allowance);
-        t.reference_ms = harness::median(t.reference_samples_ms);
-        t.reference_event_ms = harness::median(event_times(ref->second));
+    const harness::TimedBatch& batch = counted_batch(run);
+    // The allowances come from the reference's turns beside the submission, or from its time
+    // alone where those failed.
+    const bool paired = !batch.reference.empty() && batch.reference_failure.empty();
+    const std::vector<harness::TimedRep>* reference_reps = paired ? &batch.reference
+                                                           : alone != nullptr && !alone->reference.empty()
+                                                               ? &alone->reference
+                                                               : nullptr;
+    const Allowance allowance = reference_reps ? allowance_from(*reference_reps) : Allowance{};
+    t.launch_overhead_allowance_ms = allowance.launch_overhead_ms;
+
+    t.student_samples_ms = accepted_times(batch.student, allowance);
+    t.student = summarize(t.student_samples_ms);
+    t.reps = t.student.count;
+    t.warmups = static_cast<int>(batch.student.size()) - t.reps;
+    t.rounds = batch.rounds;
+    t.capped = batch.capped;
+    t.batches = static_cast<int>(run.batches.size());
+    t.other_processes = batch.other_processes;
+    t.student_ms = t.student.median;
+    t.student_event_ms = harness::median(event_times(batch.student));
+    t.student_round_trip_ms = harness::median(launch_round_trips(batch.student));
+    std::vector<std::string> notes;
+    if (clock_disagrees(batch.student, allowance))
+        notes.push_back("the grader's clock saw more time than the CUDA events (events " +
+                        harness::format_value(t.student_event_ms) + " ms, accepted " +
+                        harness::format_value(t.student_ms) + " ms" +
+                        (t.batches > 1 ? ", in both of two batches" : "") +
+                        "): work outside the legacy default stream, or a launcher that returns before its work is "
+                        "done, is timed on the grader's clock");
+    else if (t.batches > 1)
+        notes.push_back("timed twice: the first batch was disturbed or shared the GPU");
+    if (!t.other_processes.empty())
+        notes.push_back("other processes used the GPU during both batches (" + t.other_processes +
+                        "): the times may be slower than on a quiet GPU");
+    if (t.capped)
+        notes.push_back("the repetition cap ended the timing before the medians were known to 1% (student " +
+                        harness::format_value(100 * t.student.median_rse) + "%)");
+    t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
+    t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
+
+    if (alone != nullptr && !alone->reference.empty())
+        t.reference_alone_ms = harness::median(accepted_times(alone->reference, allowance));
+    if (reference_reps != nullptr) {
+        t.reference_samples_ms = accepted_times(*reference_reps, allowance);
+        t.reference = summarize(t.reference_samples_ms);
+        t.reference_ms = t.reference.median;
+        t.reference_event_ms = harness::median(event_times(*reference_reps));
+        if (!paired)
+            notes.push_back("the reference could not be timed beside the submission (" + batch.reference_failure +
+                            "); its time alone counts");
+        if (paired && counted_reference_ms(t.reference_ms, t.reference_alone_ms) != t.reference_ms) {
+            notes.push_back("the reference ran " + harness::format_value(t.reference_ms / t.reference_alone_ms) +
+                            "x slower beside the submission's runner than alone; its time alone counts");
+            t.reference_ms = t.reference_alone_ms;
+        }
         t.reference_bandwidth_gb_s = t.reference_ms > 0 ? bytes / (t.reference_ms * 1e6) : 0;
         t.speedup_vs_reference = t.student_ms > 0 ? t.reference_ms / t.student_ms : 0;
-    } else if (t.note.empty()) {
-        t.note = "no reference timing in this run";
+    } else {
+        notes.push_back("no reference timing in this run");
     }
+    for (const auto& note : notes) t.note += (t.note.empty() ? "" : "; ") + note;
     return t;
 }
 
 }  // namespace
 
-Allowance allowance_for(const ReferenceReps& reference, int case_index)
-{
-    const auto ref = reference.find(case_index);
-    return ref != reference.end() && !ref->second.empty() ? allowance_from(ref->second) : Allowance{};
-}
-
 // The verdict on one settled case: the check of its output, or what stopped it.
-void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run, const ReferenceReps& reference,
+void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run, const ReferenceAlone& alone,
            CaseResult& r)
 {
     r.seconds = run.seconds;
@@ -179,9 +218,13 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
             r.detail = d.detail;
             if (!c.timed || !d.correct) return;
             int verified = 0;
-            std::vector<harness::TimedRep> all_reps = run.reps;
-            all_reps.insert(all_reps.end(), run.retimed_reps.begin(), run.retimed_reps.end());
-            const Allowance allowance = allowance_for(reference, c.index);
+            std::vector<harness::TimedRep> all_reps;
+            for (const auto& batch : run.batches)
+                all_reps.insert(all_reps.end(), batch.student.begin(), batch.student.end());
+            const auto anchor = alone.find(c.index);
+            const harness::TimedBatch* reference_alone = anchor == alone.end() ? nullptr : &anchor->second;
+            const Allowance allowance =
+                run.batches.empty() ? Allowance{} : allowance_from(counted_batch(run).reference);
             const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);
             if (wrong >= 0) {
                 const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
@@ -198,7 +241,7 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
                 r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", harness::hex64(rep.key)}};
                 return;
             }
-            r.timing = time_case(exercise, c, inputs, run, reference, allowance);
+            r.timing = time_case(exercise, c, inputs, run, reference_alone);
             r.timing->verified_reps = verified;
             if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
                 r.findings.push_back(

@@ -14,13 +14,10 @@
 
 namespace grading::detail {
 
-// The reference's repetitions of each speed case, by case index, timed right before the
-// submission's run of the exercise.
-using ReferenceReps = std::map<int, std::vector<harness::TimedRep>>;
-
-// The allowances the reference's repetitions of this case give (grading/timing_model.hpp); the
-// defaults where the reference was not timed.
-Allowance allowance_for(const ReferenceReps& reference, int case_index);
+// The reference timed alone on each speed case, by case index, before the submission's runner
+// started: the anchor its paired turns are held to (a submission cannot slow the reference down
+// beside it to look faster).
+using ReferenceAlone = std::map<int, harness::TimedBatch>;
 
 // The case's identity and the command that reruns it, before any verdict.
 CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,
@@ -29,7 +26,7 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
 // The verdict on one settled case: the check of its output, or what stopped it. Throws on data no
 // runner sends (the caller reports a protocol_error).
 void judge(const harness::Exercise& exercise, const harness::Case& c, harness::CaseRun& run,
-           const ReferenceReps& reference, CaseResult& r);
+           const ReferenceAlone& alone, CaseResult& r);
 
 // Timings that imply more bandwidth than the grader's own measurement of the GPU's copy bandwidth
 // (with a margin) earn no speed points.

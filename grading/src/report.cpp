@@ -17,6 +17,12 @@
 namespace grading {
 namespace {
 
+nlohmann::json summary_json(const SampleSummary& s)
+{
+    return {{"count", s.count},        {"median_ms", s.median}, {"minimum_ms", s.minimum},
+            {"maximum_ms", s.maximum}, {"spread", s.spread},    {"median_rse", s.median_rse}};
+}
+
 nlohmann::json timing_json(const TimingResult& t)
 {
     return {{"student_ms", t.student_ms},
@@ -24,6 +30,12 @@ nlohmann::json timing_json(const TimingResult& t)
             {"student_round_trip_ms", t.student_round_trip_ms},
             {"reference_ms", t.reference_ms},
             {"reference_event_ms", t.reference_event_ms},
+            {"reference_alone_ms", t.reference_alone_ms},
+            {"student", summary_json(t.student)},
+            {"reference", summary_json(t.reference)},
+            {"rounds", t.rounds},
+            {"capped", t.capped},
+            {"other_processes", t.other_processes},
             {"launch_overhead_allowance_ms", t.launch_overhead_allowance_ms},
             {"cpu_ms", t.cpu_ms},
             {"speedup_vs_reference", t.speedup_vs_reference},

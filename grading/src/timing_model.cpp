@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "grading/sample_statistics.hpp"
 #include "harness/baseline.hpp"
 
 namespace grading::detail {
@@ -68,6 +69,20 @@ std::vector<double> event_times(const std::vector<harness::TimedRep>& reps)
 bool clock_disagrees(const std::vector<harness::TimedRep>& reps, const Allowance& allowance)
 {
     return harness::median(accepted_times(reps, allowance)) > 1.1 * harness::median(event_times(reps)) + 0.005;
+}
+
+double counted_reference_ms(double beside_ms, double alone_ms)
+{
+    return alone_ms > 0 && beside_ms > 1.03 * alone_ms + 0.002 ? alone_ms : beside_ms;
+}
+
+bool medians_settled(const harness::TimedBatch& batch, double target_rse)
+{
+    const Allowance allowance = allowance_from(batch.reference);
+    const SampleSummary student = summarize(accepted_times(batch.student, allowance));
+    const SampleSummary reference = summarize(accepted_times(batch.reference, allowance));
+    return student.count > 0 && student.median_rse <= target_rse &&
+           (reference.count == 0 || !batch.reference_failure.empty() || reference.median_rse <= target_rse);
 }
 
 }  // namespace grading::detail

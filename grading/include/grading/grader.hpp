@@ -3,6 +3,7 @@
 // cases against the reference, and score. Progress goes to `progress` as it happens.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ struct GradeOptions {
     Toolchain toolchain;
     int compile_jobs = 4;
     harness::SupervisorLimits limits;
+    double target_rse = 0.01;  // a speed case's timing ends once both medians are known this well
+    // Processes of no grading on the GPU (a description; empty when none): asked around every
+    // timed batch. Empty function: not watched.
+    std::function<std::string()> gpu_intruders;
     Rubric rubric;
 };
 

@@ -9,20 +9,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "grading/sample_statistics.hpp"
 #include "grading/status.hpp"
 
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 3;
+constexpr int results_schema_version = 4;
 
 // A speed case's time. The student's figures are the grader's accepted times
 // (grading/src/timing_model.hpp): CUDA events where the grader's own clock confirms them.
 struct TimingResult {
+    // Both sides were timed in alternating turns of one batch (harness/paired_timing.hpp).
     double student_ms = 0;             // median accepted time of the timed repetitions
     double student_event_ms = 0;       // median of the CUDA-event times the runner reported
     double student_round_trip_ms = 0;  // median launch round trip on the grader's clock
-    double reference_ms = 0;           // the hidden reference's median, same case, same GPU, just before
+    double reference_ms = 0;           // the hidden reference's median, same case, same GPU, in turns
+    double reference_alone_ms = 0;     // its median timed alone, before the submission's runner started
     double reference_event_ms = 0;
     double launch_overhead_allowance_ms = 0;  // round trip minus events allowed, from the reference
     double cpu_ms = 0;                        // a single-threaded CPU version, median of a few runs
@@ -31,8 +34,12 @@ struct TimingResult {
     double bandwidth_gb_s = 0;  // minimum bytes the exercise must move / student_ms
     double reference_bandwidth_gb_s = 0;
     double fraction_of_copy = 0;  // bandwidth_gb_s / the grader's measured copy bandwidth
+    SampleSummary student, reference;  // of the accepted times: count, median, minimum, spread, rse
     int reps = 0, warmups = 0;
-    int batches = 0;        // 2 when the grader's clock disagreed with the first batch
+    int rounds = 0;         // turns each side took
+    bool capped = false;    // the repetition or time cap ended the batch before the medians settled
+    int batches = 0;        // 2 when the grader's clock disagreed with the first batch, or it had company
+    std::string other_processes;  // processes of no grading on the GPU during the counted batch
     int verified_reps = 0;  // repetitions whose output the grader checked, picked afterwards
     std::vector<double> student_samples_ms, reference_samples_ms;  // accepted times, in order
     std::string note;  // why a number is missing or was not taken as reported

@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "harness/supervisor.hpp"
+#include "harness/paired_timing.hpp"
 
 namespace grading::detail {
 
@@ -41,6 +41,17 @@ std::vector<double> event_times(const std::vector<harness::TimedRep>& reps);
 // The median accepted time of a batch is more than its median event time allows (10% and 5 us):
 // work outside the events, a forgery, or a disturbance on the machine during the batch.
 bool clock_disagrees(const std::vector<harness::TimedRep>& reps, const Allowance& allowance);
+
+// The rule that ends a batch of paired repetitions: the medians of both sides' accepted times
+// (the student's under the allowances of the reference's turns in the same batch) are known to
+// within `target_rse`, relative standard error (grading/sample_statistics.hpp).
+bool medians_settled(const harness::TimedBatch& batch, double target_rse);
+
+// The reference's time that counts: its median beside the submission, unless that is more than
+// 3% (and 2 us) slower than its median alone, measured before the submission's runner started:
+// then the time alone. Drift of the machine stays within that; a submission that keeps the GPU
+// busy during the reference's turns to look faster does not, and gains nothing.
+double counted_reference_ms(double beside_ms, double alone_ms);
 
 // Median absolute deviation from the median; 0 when empty.
 double median_absolute_deviation(const std::vector<double>& samples);

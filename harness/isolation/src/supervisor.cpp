@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <random>
 
 namespace harness {
 namespace {
@@ -14,10 +13,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start)
 {
     return std::chrono::duration<double>(Clock::now() - start).count();
-}
-double ms_between(Clock::time_point a, Clock::time_point b)
-{
-    return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
 // Why a conversation ended before the grader was done with it.
@@ -84,56 +79,93 @@ private:
         if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)
             throw Ended{Ended::Why::violation, "an output for another case", {}};
         current_->outcome = CaseRun::Outcome::output;
-        if (c.timed) {
-            current_->reps = batch(commands, answers);
-            if (request_.retime_if && request_.retime_if(c.index, current_->reps))
-                current_->retimed_reps = batch(commands, answers);
-        }
+        if (c.timed) time_case(c, commands, answers);
         gpu = {};  // the GPU is free again before the grader checks the output on the CPU
         settle_current();
     }
 
-    // Warm-ups, as many as drawn at random, then the timed repetitions.
-    std::vector<TimedRep> batch(ChannelWriter& commands, ChannelReader& answers)
-    {
-        std::uniform_int_distribution<int> warmups(limits_.warmup_min, limits_.warmup_max);
-        const int total = warmups(random_) + limits_.reps;
-        std::vector<TimedRep> reps;
-        for (int k = 0; k < total; ++k) reps.push_back(repetition(commands, answers, k < total - limits_.reps));
-        return reps;
-    }
-
-    TimedRep repetition(ChannelWriter& commands, ChannelReader& answers, bool warmup)
-    {
-        TimedRep rep;
-        rep.warmup = warmup;
-        rep.key = (static_cast<std::uint64_t>(random_()) << 32) ^ random_();
-        const auto t0 = Clock::now();
-        send(commands, MessageType::prepare, {{"key", rep.key}});
-        expect(answers, MessageType::prepared);
-        const auto t1 = Clock::now();
-        send(commands, MessageType::launch, nlohmann::json::object());
-        const Message launched = expect(answers, MessageType::launched);
-        const auto t2 = Clock::now();
-        send(commands, MessageType::checksum, nlohmann::json::object());
-        const Message checksummed = expect(answers, MessageType::checksummed);
-        const auto t3 = Clock::now();
-        rep.prepare_ms = ms_between(t0, t1);
-        rep.launch_ms = ms_between(t1, t2);
-        rep.checksum_ms = ms_between(t2, t3);
-        rep.event_ms = field<double>(launched, "event_ms");
-        rep.checksum = field<std::uint64_t>(checksummed, "checksum");
-        return rep;
-    }
-
-    template <typename T>
-    static T field(const Message& message, const char* name)
-    {
-        try {
-            return message.meta.at(name).get<T>();
-        } catch (const std::exception&) {
-            throw Ended{Ended::Why::violation, std::string("an answer without a valid `") + name + "`", {}};
+    // The submission's side of a paired timing: its repetitions on this conversation's channel.
+    class StudentSide : public TimingSide {
+    public:
+        StudentSide(Conversation& conversation, ChannelWriter& commands, ChannelReader& answers)
+            : conversation_(conversation), commands_(commands), answers_(answers)
+        {
         }
+        TimedRep repetition(std::uint64_t key, bool warmup) override
+        {
+            try {
+                return time_repetition(
+                    [&](MessageType type, const nlohmann::json& meta) { send(commands_, type, meta); },
+                    [&](MessageType type) { return conversation_.expect(answers_, type); }, key, warmup);
+            } catch (const nlohmann::json::exception&) {
+                throw Ended{Ended::Why::violation, "an answer without a valid time or checksum", {}};
+            }
+        }
+
+    private:
+        Conversation& conversation_;
+        ChannelWriter& commands_;
+        ChannelReader& answers_;
+    };
+
+    // The reference's side: the grader's own time, so the case's deadline and the exercise's
+    // budget move on by as much as each of its repetitions takes.
+    class ReferenceSide : public TimingSide {
+    public:
+        ReferenceSide(Conversation& conversation, ReferenceRunner& reference)
+            : conversation_(conversation), reference_(reference)
+        {
+        }
+        TimedRep repetition(std::uint64_t key, bool warmup) override
+        {
+            const auto started = Clock::now();
+            struct Extend {
+                Conversation& c;
+                Clock::time_point started;
+                ~Extend() { c.extend(Clock::now() - started); }
+            } extend{conversation_, started};
+            return reference_.repetition(key, warmup);
+        }
+
+    private:
+        Conversation& conversation_;
+        ReferenceRunner& reference_;
+    };
+
+    void extend(Clock::duration by)
+    {
+        deadline_ += by;
+        budget_end_ += by;
+    }
+
+    // The speed case's batch, and a second one where the first was disturbed or had company.
+    void time_case(const RunCase& c, ChannelWriter& commands, ChannelReader& answers)
+    {
+        StudentSide student(*this, commands, answers);
+        std::optional<ReferenceSide> reference;
+        std::string reference_failure;
+        if (request_.reference) {
+            const auto started = Clock::now();
+            try {
+                request_.reference->begin_case(c.index, c.elements);
+                reference.emplace(*this, *request_.reference);
+            } catch (const ReferenceFailure& failure) {
+                reference_failure = failure.what();
+            }
+            extend(Clock::now() - started);
+        }
+        auto one_batch = [&] {
+            const std::string before = request_.gpu_intruders ? request_.gpu_intruders() : std::string();
+            TimedBatch batch = run_batch(&student, reference ? &*reference : nullptr, limits_.timing, request_.settled);
+            if (batch.reference_failure.empty()) batch.reference_failure = reference_failure;
+            if (!batch.reference_failure.empty()) reference.reset();
+            const std::string after = request_.gpu_intruders ? request_.gpu_intruders() : std::string();
+            batch.other_processes = !before.empty() ? before : after;
+            current_->batches.push_back(std::move(batch));
+        };
+        one_batch();
+        const TimedBatch& first = current_->batches.front();
+        if (!first.other_processes.empty() || (request_.retime_if && request_.retime_if(c.index, first))) one_batch();
     }
 
     static void send(ChannelWriter& commands, MessageType type, const nlohmann::json& meta)
@@ -185,8 +217,7 @@ private:
         if (!said_hello_) return startup_failed(ended, status);
         if (!current_) return;  // every case was settled: what came after does not matter
         CaseRun& failed = *current_;
-        failed.reps.clear();  // a conversation that broke off leaves no repetition to count
-        failed.retimed_reps.clear();
+        failed.batches.clear();  // a conversation that broke off leaves no repetition to count
         switch (ended.why) {
             case Ended::Why::cuda_error:
                 failed.outcome = CaseRun::Outcome::cuda_error;
@@ -264,7 +295,6 @@ private:
     ExerciseRun& run_;
     const std::function<void(CaseRun&&)>& on_case_;
 
-    std::random_device random_;  // keys the runner cannot predict
     bool said_hello_ = false;
     std::optional<CaseRun> current_;
     Clock::time_point case_started_{}, deadline_{};

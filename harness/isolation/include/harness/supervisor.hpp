@@ -6,8 +6,9 @@
 // Submitted code runs inside the runner and can write anything to the channel, so nothing the
 // runner says is trusted: each answer must be the one the command asks for (anything else is a
 // protocol_error), and every round trip of a timed repetition is timed here, on the grader's own
-// clock. Speed cases run a random number of warm-ups, then the timed repetitions, each on an input
-// variant whose key is drawn here at that moment; which calls count is not visible to the runner.
+// clock. Speed cases run a random number of warm-ups, then turns of timed repetitions alternating
+// with the grader's reference runner (harness/paired_timing.hpp), each on an input variant whose
+// key is drawn here at that moment; which calls count is not visible to the runner.
 #pragma once
 
 #include <chrono>
@@ -21,6 +22,7 @@
 
 #include "harness/channel.hpp"
 #include "harness/gpu_lock.hpp"
+#include "harness/paired_timing.hpp"
 #include "harness/process.hpp"
 
 namespace harness {
@@ -31,19 +33,7 @@ struct SupervisorLimits {
     std::chrono::milliseconds timing_extra{20'000};      // added for timed cases
     std::chrono::milliseconds exercise_budget{120'000};  // all cases together, restarts included
     std::chrono::milliseconds startup_limit{60'000};     // until the runner says hello
-    int reps = 25;                                       // timed repetitions per speed case
-    int warmup_min = 2, warmup_max = 4;                  // warm-ups before them, drawn at random
-};
-
-// One repetition of a speed case as the grader saw it. The three *_ms are the grader's clock, from
-// sending the command to receiving the whole answer; event_ms and checksum are what the runner
-// said (untrusted: the judge bounds the one and verifies the other).
-struct TimedRep {
-    std::uint64_t key = 0;  // the input variant (harness/variant.hpp)
-    double prepare_ms = 0, launch_ms = 0, checksum_ms = 0;
-    double event_ms = 0;
-    std::uint64_t checksum = 0;
-    bool warmup = false;
+    TimingPlan timing;                                   // repetitions of a speed case
 };
 
 // How one case ended, as far as the process is concerned. The verdict is the caller's.
@@ -52,8 +42,9 @@ struct CaseRun {
     int index = -1;
     Outcome outcome = Outcome::not_run;
     std::optional<Message> output;                    // case_output
-    std::vector<TimedRep> reps;                       // speed cases: warm-ups and timed repetitions, in order
-    std::vector<TimedRep> retimed_reps;               // a second batch, when the request's retime_if asked for it
+    // Speed cases: the batch of repetitions, and a second one when the request's retime_if asked
+    // for it or other processes used the GPU during the first.
+    std::vector<TimedBatch> batches;
     bool timing_incomplete = false;                   // the output arrived, the repetitions did not all finish
     nlohmann::json error = nlohmann::json::object();  // cuda_error or exception meta, or {"reason": ...}
     double seconds = 0;                               // the whole case, as the grader saw it
@@ -78,9 +69,17 @@ struct RunRequest {
     // How to start runner process number k (from 1): program, sandbox, log file. The program is
     // started with create_channel and must take `--exercise NAME` (added here).
     std::function<SpawnOptions(int k)> spawn;
-    // Asked after a speed case's repetitions: true runs the whole batch once more (a passing
+    // The grader's reference runner for this exercise, timed in turns with the submission on each
+    // speed case (null: the submission is timed alone). Its time counts against no limit.
+    ReferenceRunner* reference = nullptr;
+    // After each round of a speed case: true once both medians are known well enough.
+    std::function<bool(const TimedBatch&)> settled;
+    // Asked after a speed case's batch: true runs the whole batch once more (a passing
     // disturbance on the machine can charge an honest batch; a forged one is charged both times).
-    std::function<bool(int case_index, const std::vector<TimedRep>& reps)> retime_if;
+    std::function<bool(int case_index, const TimedBatch& batch)> retime_if;
+    // Processes using the GPU that belong to no grading (a description; empty when none), asked
+    // before and after each batch: a batch that had company is run once more, then marked.
+    std::function<std::string()> gpu_intruders;
     // Held for each case (harness/gpu_lock.hpp): exclusively for a timed case, shared otherwise.
     // Time spent waiting for it counts against neither the case's limit nor the exercise's budget.
     const GpuLock* gpu_lock = nullptr;

@@ -1,0 +1,109 @@
+// Timing a speed case in turns. The submission's runner and the grader's reference runner, each in
+// its own process, take alternate turns of repetitions (A B, then B A, ...) on the same input
+// variants, the L2 flushed before each one, until the caller's rule says both medians are known
+// well enough, or a cap on repetitions or time is hit. Drift of the machine (clocks, temperature,
+// other load) lands on both sides alike, so their ratio is what stays stable.
+//
+// Every repetition is three round trips that the grader times on its own clock: prepare (input
+// variant, poisoned output, flushed L2), launch (the launcher between two CUDA events), checksum.
+// The reference runner is the grader's own program; it never runs inside a submission's process.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/channel.hpp"
+#include "harness/process.hpp"
+
+namespace harness {
+
+// One repetition of a speed case as the grader saw it. The three *_ms are the grader's clock, from
+// sending the command to receiving the whole answer; event_ms and checksum are what the runner
+// said (untrusted from a submission: the judge bounds the one and verifies the other).
+struct TimedRep {
+    std::uint64_t key = 0;  // the input variant (harness/variant.hpp)
+    double prepare_ms = 0, launch_ms = 0, checksum_ms = 0;
+    double event_ms = 0;
+    std::uint64_t checksum = 0;
+    bool warmup = false;
+};
+
+// One batch of a speed case: both sides' repetitions, warm-ups first, in the order they ran.
+struct TimedBatch {
+    std::vector<TimedRep> student, reference;
+    int rounds = 0;                 // turns of each side
+    bool capped = false;            // stopped by the repetition or time cap, not by the rule
+    std::string reference_failure;  // why the reference's turns stopped, when they did
+    std::string other_processes;    // processes of no grading's seen on the GPU during the batch
+    double seconds = 0;
+};
+
+struct TimingPlan {
+    int warmup_min = 2, warmup_max = 4;    // warm-ups per side, drawn at random
+    int turn_reps = 10;                    // timed repetitions per turn
+    int min_reps = 20, max_reps = 300;     // timed repetitions per side
+    std::chrono::milliseconds cap{8'000};  // the whole batch, both sides
+};
+
+// A runner that times one repetition on a given input variant (throws when it cannot).
+class TimingSide {
+public:
+    virtual ~TimingSide() = default;
+    virtual TimedRep repetition(std::uint64_t key, bool warmup) = 0;
+};
+
+// What the reference runner throws when it cannot go on: the batch goes on without it.
+struct ReferenceFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Runs one batch. `student` or `reference` may be null (the reference timed alone, or a
+// submission with no reference). `settled` is asked after each round once both sides have
+// min_reps timed repetitions; null means settled then. Errors of the student's side propagate.
+TimedBatch run_batch(TimingSide* student, TimingSide* reference, const TimingPlan& plan,
+                     const std::function<bool(const TimedBatch&)>& settled);
+
+// The three timed round trips of one repetition over any runner's channel.
+TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::json&)>& send,
+                         const std::function<Message(MessageType)>& expect, std::uint64_t key, bool warmup);
+
+// The grader's reference runner for one exercise, kept running beside the submission's: it runs a
+// speed case once (its output is not needed) and then times repetitions of it on request.
+class ReferenceRunner : public TimingSide {
+public:
+    // `spawn` starts the reference runner (without `--exercise`, which is added here).
+    ReferenceRunner(std::function<SpawnOptions()> spawn, std::string exercise, std::chrono::milliseconds startup_limit,
+                    std::chrono::milliseconds command_limit);
+    ~ReferenceRunner() override;
+    ReferenceRunner(const ReferenceRunner&) = delete;
+    ReferenceRunner& operator=(const ReferenceRunner&) = delete;
+
+    // Makes case `index` (of `elements` elements) the one repetitions run on. Throws ReferenceFailure.
+    void begin_case(int index, std::int64_t elements);
+    TimedRep repetition(std::uint64_t key, bool warmup) override;
+    // Set once the runner failed: later calls throw at once.
+    const std::string& failure() const { return failure_; }
+
+private:
+    void start();
+    Message expect(MessageType type);
+    void send(MessageType type, const nlohmann::json& meta);
+    [[noreturn]] void fail(const std::string& why);
+
+    std::function<SpawnOptions()> spawn_;
+    std::string exercise_;
+    std::chrono::milliseconds startup_limit_, command_limit_;
+    std::optional<Child> child_;
+    std::chrono::steady_clock::time_point deadline_{};
+    int current_case_ = -1;
+    std::string failure_;
+};
+
+}  // namespace harness
