@@ -12,6 +12,7 @@
 #include "grading/console.hpp"
 #include "grading/device_probe.hpp"
 #include "grading/formats.hpp"
+#include "grading/gpu_monitor.hpp"
 #include "grading/grader.hpp"
 #include "grading/preflight.hpp"
 #include "grading/report.hpp"
@@ -107,6 +108,19 @@ int run_grade(grading::GradeCommand command)
         } catch (const std::exception& e) {
             problems.push_back(std::string(e.what()) +
                                "\n  (pass --gpu-lock-dir with a directory that every grading on this machine can use)");
+        }
+    }
+    // Other processes on the GPU during timed phases, and its clocks (NVML, where the driver has it).
+    std::optional<grading::GpuMonitor> monitor;
+    if (problems.empty()) {
+        const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
+        if (!gpu.uuid.empty()) monitor.emplace(gpu.uuid);
+        if (monitor && monitor->available()) {
+            command.options.gpu_intruders = [&monitor] { return monitor->intruders(); };
+            command.options.gpu_clocks = [&monitor] { return monitor->clocks(); };
+        } else if (!command.quiet) {
+            std::cout << "grade: not watching the GPU for other processes: "
+                      << (monitor ? monitor->why_unavailable() : std::string("the GPU has no UUID")) << "\n";
         }
     }
     if (!problems.empty()) {

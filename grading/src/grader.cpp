@@ -237,6 +237,21 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     return result;
 }
 
+// The clocks at the end, and whether anything held them down then: a GPU that slowed for power or
+// heat during the grading timed the later exercises on a slower clock (their ratios to the
+// reference, timed in turns, still hold).
+void record_clocks_at_end(const nlohmann::json& clocks, GradeReport& report, std::ostream& progress)
+{
+    report.calibration["clocks_end"] = clocks;
+    nlohmann::json throttled = nlohmann::json::array();
+    for (const auto& reason : clocks.value("clocks_held_by", nlohmann::json::array()))
+        if (reason != "gpu_idle" && reason != "applications_clocks_setting" && reason != "display_clock_setting")
+            throttled.push_back(reason);
+    report.calibration["throttled"] = throttled;
+    if (!throttled.empty())
+        progress << "grade: the GPU's clocks were held down at the end: " << throttled.dump() << "\n";
+}
+
 }  // namespace
 
 GradeReport grade(const GradeOptions& options, std::ostream& progress)
@@ -281,6 +296,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         report.compute_capability = report.calibration.value("cc", std::string());
         if (!error.empty()) progress << "grade: the reference runner could not measure the GPU: " << error << "\n";
     }
+    if (options.gpu_clocks) report.calibration["clocks_start"] = options.gpu_clocks();
 
     // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
     harness::become_subreaper();
@@ -306,6 +322,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         report.points += report.exercises.back().points;
         report.max_points += report.exercises.back().max_points;
     }
+    if (options.gpu_clocks) record_clocks_at_end(options.gpu_clocks(), report, progress);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }

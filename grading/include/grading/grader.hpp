@@ -37,6 +37,9 @@ struct GradeOptions {
     // Processes of no grading on the GPU (a description; empty when none): asked around every
     // timed batch. Empty function: not watched.
     std::function<std::string()> gpu_intruders;
+    // The GPU's clocks, temperature and throttling now (grading/gpu_monitor.hpp), recorded in the
+    // results at the start and the end. Empty function: not recorded.
+    std::function<nlohmann::json()> gpu_clocks;
     Rubric rubric;
 };
 

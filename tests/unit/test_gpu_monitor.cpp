@@ -1,0 +1,53 @@
+// The grader's view of the GPU through NVML (grading/gpu_monitor.hpp): which processes are its own,
+// and a monitor that cannot watch says why instead of failing. Runs with or without a driver.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "grading/gpu_monitor.hpp"
+
+TEST_CASE("the grader's own processes are those it started, directly or not")
+{
+    const int self = static_cast<int>(getpid());
+    CHECK(grading::descends_from(self, self));
+    CHECK_FALSE(grading::descends_from(1, self));
+    CHECK_FALSE(grading::descends_from(999'999'999, self));  // no such process
+
+    // A grandchild, as a runner inside bubblewrap is.
+    int ready[2], release[2];
+    REQUIRE(pipe(ready) == 0);
+    REQUIRE(pipe(release) == 0);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        const pid_t grandchild = fork();
+        if (grandchild == 0) {
+            const int pid = static_cast<int>(getpid());
+            if (write(ready[1], &pid, sizeof pid) != sizeof pid) _exit(1);
+            char byte;
+            if (read(release[0], &byte, 1) < 0) _exit(1);
+            _exit(0);
+        }
+        waitpid(grandchild, nullptr, 0);
+        _exit(0);
+    }
+    int grandchild = 0;
+    REQUIRE(read(ready[0], &grandchild, sizeof grandchild) == sizeof grandchild);
+    CHECK(grading::descends_from(grandchild, self));
+    CHECK(grading::descends_from(grandchild, static_cast<int>(child)));
+    CHECK_FALSE(grading::descends_from(self, grandchild));
+    const char byte = 1;
+    REQUIRE(write(release[1], &byte, 1) == 1);
+    waitpid(child, nullptr, 0);
+}
+
+TEST_CASE("a monitor that cannot watch the GPU says why, and reports nothing")
+{
+    // No GPU has this UUID: without a driver NVML does not load, with one it does not know it.
+    grading::GpuMonitor monitor("GPU-00000000-0000-0000-0000-000000000000");
+    CHECK_FALSE(monitor.available());
+    CHECK_FALSE(monitor.why_unavailable().empty());
+    CHECK(monitor.intruders().empty());
+    CHECK(monitor.clocks().empty());
+}
