@@ -162,6 +162,11 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_option("--jobs", o.compile_jobs, "compiles in parallel, 1 to 1024 (default: number of cores)")
         ->type_name("N")
         ->check(CLI::Range(1, 1024).description(""));
+    app.add_option("--parallel", o.parallel_exercises,
+                   "exercises graded side by side, 1 to 64 (default: 4); their speed cases still\n"
+                   "take the GPU in turn")
+        ->type_name("N")
+        ->check(CLI::Range(1, 64).description(""));
     app.add_option("--nvcc", o.toolchain.nvcc, "compiler (default: the one the grader was built with)")
         ->type_name("PATH");
     app.add_option("--arch", o.toolchain.arch, "GPU architecture, e.g. 90 for sm_90 (default: the build's)")

@@ -1,12 +1,18 @@
 #include "grading/grader.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <deque>
 #include <filesystem>
+#include <future>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "grader_config.hpp"
 #include "grading/console.hpp"
@@ -131,7 +137,7 @@ ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vect
 }
 
 ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exercise& exercise,
-                              const SubmissionFile& file, const BuildResult* build, GradeReport& report,
+                              const SubmissionFile& file, const BuildResult* build, const nlohmann::json& calibration,
                               std::ostream& progress)
 {
     ExerciseResult result;
@@ -189,26 +195,43 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         return detail::clock_disagrees(batch.student, detail::allowance_from(batch.reference));
     };
     request.gpu_intruders = options.gpu_intruders;
+    // Each settled case is judged on a thread of its own while the GPU runs the next one: the
+    // grader's checking overlaps the runner and counts against none of its time limits. Cases are
+    // reported in order; at most `checks_in_flight` wait at once (each holds its inputs).
+    constexpr std::size_t checks_in_flight = 3;
     detail::CaseProgress case_progress(progress, cases.size(), options.colour);
+    std::deque<std::future<CaseResult>> checks;
+    auto report_oldest = [&] {
+        CaseResult r = checks.front().get();
+        checks.pop_front();
+        case_progress.add(r);
+        result.cases.push_back(std::move(r));
+    };
     const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                [&](const harness::Case& k) { return k.index == case_run.index; });
-        CaseResult r = describe_case(exercise, c, options.submission, options.grade_command);
-        const auto check_started = std::chrono::steady_clock::now();
-        try {
-            judge(exercise, c, case_run, alone, r);
-        } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
-            r.status = CaseStatus::protocol_error;
-            r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
-            r.findings = {"submitted code must not write to the grader's file descriptors"};
-            r.timing.reset();
-        }
-        r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_started).count();
-        case_progress.add(r);
-        result.cases.push_back(std::move(r));
+        if (checks.size() >= checks_in_flight) report_oldest();
+        checks.push_back(std::async(std::launch::async, [&exercise, &options, &alone, &c,
+                                                         case_run = std::move(case_run)]() mutable {
+            CaseResult r = describe_case(exercise, c, options.submission, options.grade_command);
+            const auto check_started = std::chrono::steady_clock::now();
+            try {
+                judge(exercise, c, case_run, alone, r);
+            } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
+                r.status = CaseStatus::protocol_error;
+                r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
+                r.findings = {"submitted code must not write to the grader's file descriptors"};
+                r.timing.reset();
+            }
+            r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_started).count();
+            return r;
+        }));
+        while (!checks.empty() && checks.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+            report_oldest();
     });
+    while (!checks.empty()) report_oldest();
     case_progress.finish();
-    detail::reject_impossible_timings(report.calibration.value("copy_gb_s", 0.0), result);
+    detail::reject_impossible_timings(calibration.value("copy_gb_s", 0.0), result);
     const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
     for (int k = 1; k <= run.processes; ++k) {
         const std::string tail =
@@ -300,11 +323,21 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
 
     // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
     harness::become_subreaper();
-    for (std::size_t k = 0; k < files.size(); ++k) {
+    // Exercises are graded side by side: their correctness phases share the GPU, their speed
+    // cases take it in turn (the GPU lock), and each prints its lines whole, in order.
+    const std::size_t workers =
+        std::max<std::size_t>(1, std::min<std::size_t>(options.parallel_exercises, files.size()));
+    std::vector<ExerciseResult> results(files.size());
+    std::vector<std::ostringstream> lines(files.size());
+    std::vector<bool> finished(files.size(), false);
+    std::mutex finishing;
+    std::condition_variable one_finished;
+    std::atomic<std::size_t> next{0};
+    auto grade_one = [&](std::size_t k, std::ostream& out) {
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
-            report.exercises.push_back(grade_exercise(options, *exercise, files[k], build, report, progress));
+            results[k] = grade_exercise(options, *exercise, files[k], build, report.calibration, out);
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
@@ -312,15 +345,38 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             failed.status = ExerciseStatus::runner_failed;
             failed.message = std::string("the grader could not finish this exercise: ") + e.what();
             score_exercise(options.rubric, failed);
-            progress << "  " << failed.message << "\n";
-            report.exercises.push_back(failed);
+            out << "  " << failed.message << "\n";
+            results[k] = failed;
         }
         // The runner, its object and its logs (already in the report) go: nothing a submission
         // left behind stays on the grading machine.
         std::error_code ignored;
         if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
-        report.points += report.exercises.back().points;
-        report.max_points += report.exercises.back().max_points;
+    };
+    if (workers == 1) {
+        for (std::size_t k = 0; k < files.size(); ++k) grade_one(k, progress);
+    } else {
+        std::vector<std::thread> threads;
+        for (std::size_t w = 0; w < workers; ++w)
+            threads.emplace_back([&] {
+                for (std::size_t k; (k = next++) < files.size();) {
+                    grade_one(k, lines[k]);
+                    std::lock_guard<std::mutex> lock(finishing);
+                    finished[k] = true;
+                    one_finished.notify_all();
+                }
+            });
+        for (std::size_t k = 0; k < files.size(); ++k) {
+            std::unique_lock<std::mutex> lock(finishing);
+            one_finished.wait(lock, [&] { return static_cast<bool>(finished[k]); });
+            progress << lines[k].str() << std::flush;
+        }
+        for (auto& thread : threads) thread.join();
+    }
+    for (auto& result : results) {
+        report.points += result.points;
+        report.max_points += result.max_points;
+        report.exercises.push_back(std::move(result));
     }
     if (options.gpu_clocks) record_clocks_at_end(options.gpu_clocks(), report, progress);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -288,6 +290,16 @@ ExitStatus decode(int wait_status, bool exit_code_reports_signal)
     return status;
 }
 
+// The pids of the children that Child objects hold and have not reaped, in every thread.
+std::mutex live_children_mutex;
+std::set<int> live_children;
+
+void forget_live_child(int pid)
+{
+    std::lock_guard<std::mutex> lock(live_children_mutex);
+    live_children.erase(pid);
+}
+
 int reap(int pid)
 {
     int wait_status = 0;
@@ -441,6 +453,8 @@ Child Child::spawn(const SpawnOptions& options)
     plan.gid = static_cast<gid_t>(options.run_as_gid);
     plan.setup = options.child_setup ? &options.child_setup : nullptr;
 
+    // Registered as live before any other thread can look for orphans (kill_orphaned_children).
+    std::unique_lock<std::mutex> registering(live_children_mutex);
     pid_t pid = ::fork();
     if (pid < 0) {
         int saved = errno;
@@ -449,6 +463,8 @@ Child Child::spawn(const SpawnOptions& options)
         throw_errno("fork");
     }
     if (pid == 0) exec_child(plan);
+    live_children.insert(pid);
+    registering.unlock();
 
     // Also set the group from this side: whichever of the two runs first, the group exists
     // before spawn() returns (EACCES here just means the child has already exec'd).
@@ -472,6 +488,7 @@ Child Child::spawn(const SpawnOptions& options)
     ::close(error_pipe[0]);
     if (got == static_cast<ssize_t>(sizeof failure)) {
         reap(pid);
+        forget_live_child(pid);
         child.reaped_ = true;
         child.status_.kind = ExitStatus::Kind::failed_to_start;
         child.status_.error = failure_text(failure, options);
@@ -528,6 +545,7 @@ ExitStatus Child::wait_until(Clock::time_point deadline)
     kill_group(pid_);
     int wait_status = reap(pid_);
     reaped_ = true;
+    forget_live_child(pid_);
 
     bool killed_by_us = !terminated && WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL;
     if (killed_by_us) {
@@ -555,6 +573,8 @@ void become_subreaper()
 
 int kill_orphaned_children(int except)
 {
+    // The children of every Child object still in use, in this thread or another, are not orphans.
+    std::lock_guard<std::mutex> scanning(live_children_mutex);
     const pid_t self = ::getpid();
     int killed = 0;
     DIR* proc = ::opendir("/proc");
@@ -562,7 +582,7 @@ int kill_orphaned_children(int except)
     while (const dirent* entry = ::readdir(proc)) {
         char* end = nullptr;
         const long pid = std::strtol(entry->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0 || pid == except) continue;
+        if (*end != '\0' || pid <= 0 || pid == except || live_children.count(static_cast<int>(pid))) continue;
         std::ifstream stat("/proc/" + std::string(entry->d_name) + "/stat");
         std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
         // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.

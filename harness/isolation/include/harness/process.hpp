@@ -108,8 +108,8 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
 // grandchild that leaves its process group with setsid() is re-parented here when its parent
 // dies, so kill_orphaned_children() can still end it.
 void become_subreaper();
-// SIGKILLs and reaps every child of this process that is not `except` (a Child still in use);
-// returns how many there were.
+// SIGKILLs and reaps every child of this process that no Child object holds (in any thread) and
+// that is not `except`; returns how many there were.
 int kill_orphaned_children(int except = -1);
 
 // Reads the last `max_bytes` of a file (empty if it does not exist, or is not a regular file: a
