@@ -204,6 +204,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     auto report_oldest = [&] {
         CaseResult r = checks.front().get();
         checks.pop_front();
+        detail::bound_by_copy_bandwidth(calibration.value("copy_gb_s", 0.0), r);
         case_progress.add(r);
         result.cases.push_back(std::move(r));
     };
@@ -231,7 +232,6 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     });
     while (!checks.empty()) report_oldest();
     case_progress.finish();
-    detail::reject_impossible_timings(calibration.value("copy_gb_s", 0.0), result);
     const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
     for (int k = 1; k <= run.processes; ++k) {
         const std::string tail =

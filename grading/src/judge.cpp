@@ -298,21 +298,19 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
     }
 }
 
-void reject_impossible_timings(double copy_gb_s, ExerciseResult& result)
+void bound_by_copy_bandwidth(double copy_gb_s, CaseResult& c)
 {
     // No honest kernel moves its minimum bytes much faster than a device-to-device copy does (the
     // margin covers read-only traffic, which runs a little faster than a copy's mix).
-    for (auto& c : result.cases) {
-        if (!c.timing || copy_gb_s <= 0) continue;
-        c.timing->fraction_of_copy = c.timing->bandwidth_gb_s / copy_gb_s;
-        if (c.timing->bandwidth_gb_s <= 1.25 * copy_gb_s) continue;
-        c.timing->note = "the measured time implies " + std::to_string(static_cast<long>(c.timing->bandwidth_gb_s)) +
-                         " GB/s, beyond the GPU's measured copy bandwidth of " +
-                         std::to_string(static_cast<long>(copy_gb_s)) +
-                         " GB/s (the GPU's peak, in practice): the timing cannot be right and earns no speed points";
-        c.findings.push_back(c.timing->note);
-        c.timing->speedup_vs_reference = 0;
-    }
+    if (!c.timing || copy_gb_s <= 0) return;
+    c.timing->fraction_of_copy = c.timing->bandwidth_gb_s / copy_gb_s;
+    if (c.timing->bandwidth_gb_s <= 1.25 * copy_gb_s) return;
+    c.timing->note = "the measured time implies " + std::to_string(static_cast<long>(c.timing->bandwidth_gb_s)) +
+                     " GB/s, beyond the GPU's measured copy bandwidth of " +
+                     std::to_string(static_cast<long>(copy_gb_s)) +
+                     " GB/s (the GPU's peak, in practice): the timing cannot be right and earns no speed points";
+    c.findings.push_back(c.timing->note);
+    c.timing->speedup_vs_reference = 0;
 }
 
 }  // namespace grading::detail

@@ -28,8 +28,8 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
 void judge(const harness::Exercise& exercise, const harness::Case& c, harness::CaseRun& run,
            const ReferenceAlone& alone, CaseResult& r);
 
-// Timings that imply more bandwidth than the grader's own measurement of the GPU's copy bandwidth
-// (with a margin) earn no speed points.
-void reject_impossible_timings(double copy_gb_s, ExerciseResult& result);
+// The case's fraction of the copy bandwidth the grader itself measured at the start; a timing that
+// implies more than that bandwidth (with a margin) earns no speed points.
+void bound_by_copy_bandwidth(double copy_gb_s, CaseResult& c);
 
 }  // namespace grading::detail

@@ -56,11 +56,17 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
          << std::setprecision(2) << std::setw(7) << r.seconds << " s + check " << std::setw(5) << r.check_seconds
          << " s";
     if (r.timing && r.timing->student_ms > 0) {
-        line << std::setprecision(3) << "   " << r.timing->student_ms << " ms";
-        if (r.timing->reference_ms > 0)
-            line << " vs reference " << r.timing->reference_ms << " ms (" << std::setprecision(2)
-                 << r.timing->speedup_vs_reference << "x)";
-        line << ", " << std::setprecision(0) << r.timing->bandwidth_gb_s << " GB/s";
+        const TimingResult& t = *r.timing;
+        // The median and how well it is known, the reference's in the same turns, then what the
+        // time means: bandwidth, its share of what the GPU can copy, and the CPU's time.
+        line << std::setprecision(4) << "   " << t.student_ms << " ms (" << t.student.count << " reps, +-"
+             << std::setprecision(1) << 100 * t.student.median_rse << "%)";
+        if (t.reference_ms > 0)
+            line << std::setprecision(4) << " vs reference " << t.reference_ms << " ms: " << std::setprecision(2)
+                 << t.speedup_vs_reference << "x";
+        line << "; " << std::setprecision(0) << t.bandwidth_gb_s << " GB/s";
+        if (t.fraction_of_copy > 0) line << " = " << 100 * t.fraction_of_copy << "% of copy";
+        if (t.speedup_vs_cpu > 0) line << "; " << std::setprecision(0) << t.speedup_vs_cpu << "x one CPU thread";
     } else if (r.status != CaseStatus::pass) {
         line << "   " << r.summary;
     }
