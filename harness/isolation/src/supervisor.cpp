@@ -57,10 +57,9 @@ private:
     {
         const RunCase c = pending_.front();
         // Another grading's timing goes first; the wait is not the submission's time.
-        GpuLock::Hold gpu;
         if (request_.gpu_lock) {
-            gpu = request_.gpu_lock->hold(c.timed);
-            budget_end_ += gpu.waited;
+            gpu_ = request_.gpu_lock->hold(c.timed);
+            budget_end_ += gpu_.waited;
         }
         current_ = CaseRun{};
         current_->index = c.index;
@@ -80,7 +79,7 @@ private:
             throw Ended{Ended::Why::violation, "an output for another case", {}};
         current_->outcome = CaseRun::Outcome::output;
         if (c.timed) time_case(c, commands, answers);
-        gpu = {};  // the GPU is free again before the grader checks the output on the CPU
+        gpu_ = {};  // the GPU is free again before the grader checks the output on the CPU
         settle_current();
     }
 
@@ -214,6 +213,8 @@ private:
         const ExitStatus status = ended.why == Ended::Why::closed
                                       ? child.wait_until(Clock::now() + std::chrono::seconds(5))
                                       : child.kill_and_reap();
+        // Only now, with the runner and its kernels gone, may another grading's timing start.
+        gpu_ = {};
         if (!said_hello_) return startup_failed(ended, status);
         if (!current_) return;  // every case was settled: what came after does not matter
         CaseRun& failed = *current_;
@@ -296,6 +297,7 @@ private:
     const std::function<void(CaseRun&&)>& on_case_;
 
     bool said_hello_ = false;
+    GpuLock::Hold gpu_;  // held from a case's first command until it is settled or its runner is dead
     std::optional<CaseRun> current_;
     Clock::time_point case_started_{}, deadline_{};
 };
