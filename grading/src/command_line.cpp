@@ -22,7 +22,25 @@ namespace {
 const char* description = R"(Grades a directory of <exercise>.cu files (see docs/CONTRACT.md) and writes results.json:
   grade --submission DIR [OPTIONS]
 or lists the exercises and their cases:
-  grade --list [--exercise NAME])";
+  grade --list [--exercise NAME]
+or measures the hidden references beside their ceilings on this GPU (see grade bench --help):
+  grade bench [--sizes N[,N...]] [--output-dir DIR])";
+
+// Short: it is also the subcommand's line in grade --help.
+const char* bench_description = "measures the hidden references beside their ceilings on this GPU";
+
+const char* bench_footer = R"(The ceilings: the device-to-device copy of the same bytes, and CUB's scan or sum where
+CUB has the operation. Median of many calls, CUDA events, the L2 flushed before each;
+each reference's output is checked once against CUB or a direct convolution first.
+Prints a Markdown table and writes it to bench.md, the numbers to bench.json. Holds
+the GPU's lock exclusively throughout, so no grading times anything meanwhile.
+
+Exit codes:
+  0  measured: the table is printed and in bench.md, the numbers in bench.json
+  2  usage error: the command line is wrong; nothing was measured
+  3  nothing could be measured: no usable GPU, no reference runner, an output directory
+     missing or not writable, a GPU lock it cannot open, or the reference runner failed
+     (a CUDA error, a reference whose output is wrong); nothing was written)";
 
 const char* exit_codes = R"(Exit codes:
   0  graded, and every case of every exercise asked for passed (speed points, which depend
@@ -81,6 +99,14 @@ Rubric rubric_from_file(const std::string& path)
     } catch (const RubricError& e) {
         throw CLI::ValidationError("--rubric", e.what());
     }
+}
+
+// `grade bench` has options of its own: grading's, given before it, would be silently ignored.
+void refuse_grading_options(const CLI::App& app)
+{
+    for (const CLI::Option* option : app.get_options())
+        if (option->count() > 0)
+            throw CLI::ValidationError(option->get_name(), "is an option of grading, not of grade bench");
 }
 
 // What single options cannot check: how they combine, the submission directory and the case labels.
@@ -196,7 +222,55 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("DIR");
     app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
     app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
-    app.callback([&app, &command] { check_grade_command(app, command); });
+    app.callback([&app, &command] {
+        if (app.got_subcommand("bench"))
+            refuse_grading_options(app);
+        else
+            check_grade_command(app, command);
+    });
+}
+
+// `grade bench`'s options, on its subcommand `app`.
+void declare_bench_options(CLI::App& app, BenchCommand& command)
+{
+    app.footer(bench_footer);
+    // As grade's own: help wins over a mistake elsewhere on the line.
+    app.set_help_flag();
+    app.add_flag_callback(
+           "-h,--help", [] { throw CLI::CallForHelp(); }, "print this help, then exit")
+        ->trigger_on_parse();
+    app.add_option("--sizes", command.sizes,
+                   "elements each exercise is measured at, 1 to 2^30 (default: 10000000,67108864);\n"
+                   "conv2d: the smallest square image of at least that many pixels")
+        ->type_name("N[,N...]")
+        ->delimiter(',')
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30).description(""));
+    app.add_option("--exercise", command.exercises, "only these exercises (default: all ten)")
+        ->type_name("A[,B...]")
+        ->delimiter(',')
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(known_exercise);
+    app.add_option("--reps", command.reps, "timed calls of each kernel after 3 warm-up calls, 1 to 10000 (default: 30)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 10000).description(""));
+    app.add_option("--output-dir", command.output_dir, "where bench.md and bench.json go (default: .)")
+        ->type_name("DIR");
+    app.add_option("--reference-runner", command.reference_runner, "the reference runner (default: next to grade)")
+        ->type_name("P");
+    app.add_option("--gpu-lock-dir", command.gpu_lock_dir,
+                   "where the GPU's lock file is (default /tmp): gradings that use the same\n"
+                   "directory do not time anything while the bench measures")
+        ->type_name("DIR");
+    app.add_option_function<double>(
+           "--time-limit", [&command](const double& s) { command.time_limit = to_milliseconds(s); },
+           "wall-clock limit of the measurement in seconds (default: 600)")
+        ->type_name("S")
+        ->check(positive_seconds);
+    app.callback([&command] {
+        std::vector<std::string>& names = command.exercises;
+        names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
+    });
 }
 
 }  // namespace
@@ -220,17 +294,23 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
     grade.options = defaults;
     grade.no_sandbox = !GRADER_SANDBOX_BY_DEFAULT;
     declare_grade_options(app, grade);
+    BenchCommand bench;
+    bench.reference_runner = defaults.reference_runner;
+    CLI::App* bench_app = app.add_subcommand("bench", bench_description);
+    declare_bench_options(*bench_app, bench);
     try {
         // CLI11 takes the arguments in reverse order, without the program's name.
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         if (!reversed.empty()) reversed.pop_back();
         app.parse(reversed);
+        if (bench_app->parsed()) return {std::nullopt, exit_success, "", bench};
         return {grade, exit_success, ""};
     } catch (const CLI::ParseError& e) {
         std::ostringstream out, err;
         if (app.exit(e, out, err) == 0) return {std::nullopt, exit_success, out.str()};  // --help, --version
+        const std::string help = bench_app->parsed() ? "grade bench --help" : "grade --help";
         return {std::nullopt, exit_usage_error,
-                "grade: " + std::string(e.what()) + "\n  (run grade --help for the options)\n"};
+                "grade: " + std::string(e.what()) + "\n  (run " + help + " for the options)\n"};
     } catch (const RubricUnreadable& e) {
         return {
             std::nullopt, exit_environment_error,

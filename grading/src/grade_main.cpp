@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "grading/bench.hpp"
 #include "grading/command_line.hpp"
 #include "grading/console.hpp"
 #include "grading/device_probe.hpp"
@@ -154,6 +155,8 @@ int main(int argc, char** argv)
 {
     const grading::CommandLine command_line =
         grading::parse_command_line({argv, argv + argc}, defaults_for(argv[0], own_executable(argv[0])));
+    if (command_line.bench)
+        return grading::run_bench(*command_line.bench, grading::probe_cuda_device, std::cout, std::cerr);
     if (!command_line.grade) {
         (command_line.exit_code == grading::exit_success ? std::cout : std::cerr) << command_line.message;
         return command_line.exit_code;

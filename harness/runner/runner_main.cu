@@ -1,7 +1,8 @@
 // The exercise runner: linked with one submission file, started by the grader in a sandboxed
 // child process as
 //
-//   runner --exercise NAME            (the reference runner also answers `calibrate`)
+//   runner --exercise NAME            (the reference runner also answers `calibrate`; started
+//                                      with --bench, it measures instead: bench.hpp)
 //
 // It does only what the grader asks, one command at a time (harness/channel.hpp): run_case
 // generates the case's input from its seed, poisons the output, calls the launcher, and sends the
@@ -32,6 +33,7 @@
 #include "harness/family.hpp"
 #include "harness/poison.hpp"
 #include "launchers.hpp"
+#include "runner_main.hpp"
 #include "timed_runs.hpp"
 
 namespace harness::runner {
@@ -250,7 +252,8 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
 }  // namespace
 }  // namespace harness::runner
 
-int main(int argc, char** argv)
+// main() is runner_entry.cu's, or the reference runner's (reference_runner_main.cu).
+int harness::runner::runner_main(int argc, char** argv)
 {
     std::string exercise;
     for (int i = 1; i + 1 < argc; i += 2)

@@ -3,6 +3,8 @@
 // a function declaring its options in command_line.cpp and one running it in grade_main.cpp.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,10 +34,25 @@ struct GradeCommand {
     bool quiet = false;  // only the final table and errors
 };
 
+// `grade bench`: the hidden references beside their ceilings (copy, CUB) on this GPU, measured by the
+// reference runner (grading/bench.hpp).
+struct BenchCommand {
+    std::string reference_runner;  // default: the one beside grade
+    // Elements each exercise is measured at (conv2d: the smallest square image of at least as many pixels).
+    std::vector<std::int64_t> sizes = {10'000'000, std::int64_t{1} << 26};
+    std::vector<std::string> exercises;  // empty: all ten
+    int reps = 30;
+    std::string output_dir = ".";       // bench.md and bench.json go here
+    std::string gpu_lock_dir = "/tmp";  // the GPU's lock, held exclusively while measuring
+    std::chrono::milliseconds time_limit = std::chrono::minutes(10);
+};
+
 struct CommandLine {
-    std::optional<GradeCommand> grade;  // empty: print `message` and exit with `exit_code`, now
+    std::optional<GradeCommand> grade;  // empty, and no bench: print `message` and exit with `exit_code`, now
     int exit_code = exit_success;
     std::string message;  // for stdout when exit_code is exit_success, else stderr
+    // `grade bench` asked for (and no grade).
+    std::optional<BenchCommand> bench{};
 };
 
 // `args` is argv, program name first. `defaults` are what the options leave unchanged; those that
