@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Tables from results.json files of one submission graded several times (tools/bench/*.sh).
+
+  summarize.py stability RESULTS.json...   per exercise: the speed case's medians across the
+                                           gradings, their max/min, and whether points agree
+  summarize.py walltime RESULTS.json       where one grading's wall time went
+"""
+import json
+import sys
+
+
+def speed_cases(results):
+    for exercise in results["exercises"]:
+        for case in exercise["cases"]:
+            if case.get("timing"):
+                yield exercise, case
+
+
+def stability(paths):
+    runs = [json.load(open(p)) for p in paths]
+    print(f"{len(runs)} gradings of {runs[0]['submission']} on {runs[0]['device']}\n")
+    print("| exercise | case | student median ms (each grading) | student max/min | reference max/min "
+          "| ratio max/min | median rse % (max) | reps (min-max) | points |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    worst = 1.0
+    for exercise, case in speed_cases(runs[0]):
+        rows = []
+        for run in runs:
+            e = next(x for x in run["exercises"] if x["name"] == exercise["name"])
+            c = next(x for x in e["cases"] if x["label"] == case["label"])
+            rows.append((e, c["timing"]))
+        student = [t["student_ms"] for _, t in rows]
+        reference = [t["reference_ms"] for _, t in rows]
+        ratio = [t["speedup_vs_reference"] for _, t in rows]
+        points = sorted({e["points"] for e, _ in rows})
+        spread = lambda v: max(v) / min(v) if min(v) > 0 else float("inf")
+        worst = max(worst, spread(student))
+        rse = max(t["student"]["median_rse"] for _, t in rows) * 100
+        reps = [t["student"]["count"] for _, t in rows]
+        print(f"| {exercise['name']} | {case['label']} | {' '.join(f'{s:.4f}' for s in student)} "
+              f"| {spread(student):.4f} | {spread(reference):.4f} | {spread(ratio):.4f} | {rse:.2f} "
+              f"| {min(reps)}-{max(reps)} | {'identical' if len(points) == 1 else points} |")
+    totals = sorted({r["points"] for r in runs})
+    print(f"\nworst student max/min: {worst:.4f}; total points: "
+          f"{'identical, ' + str(totals[0]) if len(totals) == 1 else totals}")
+
+
+def walltime(path):
+    r = json.load(open(path))
+    print(f"{r['submission']} on {r['device']}: {r['seconds']:.1f} s in all\n")
+    print("| exercise | seconds | compile s | cases s (sum) | checks s (sum) | speed case s | status |")
+    print("|---|---|---|---|---|---|---|")
+    for e in r["exercises"]:
+        cases = sum(c["seconds"] for c in e["cases"])
+        checks = sum(c["check_seconds"] for c in e["cases"])
+        speed = sum(c["seconds"] for c in e["cases"] if c.get("timing"))
+        print(f"| {e['name']} | {e['seconds']:.2f} | {e['compile_seconds']:.2f} | {cases:.2f} | {checks:.2f} "
+              f"| {speed:.2f} | {e['status']} |")
+    compile_max = max((e["compile_seconds"] for e in r["exercises"]), default=0)
+    print(f"\ncompiles run in parallel (longest {compile_max:.1f} s); exercises run side by side, so the "
+          f"exercise seconds overlap; checks run beside the GPU work")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] not in ("stability", "walltime"):
+        sys.exit(__doc__)
+    (stability if sys.argv[1] == "stability" else lambda p: walltime(p[0]))(sys.argv[2:])
