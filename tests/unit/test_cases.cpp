@@ -9,7 +9,9 @@
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/family.hpp"
 #include "scan/scan.hpp"
+#include "thread_limit.hpp"
 
 using namespace harness;
 
@@ -132,4 +134,103 @@ TEST_CASE("fractional scan data: exact floats of mixed sign")
     }
     CHECK(negative > 10'000);
     CHECK(fractional > 90'000);
+}
+
+TEST_CASE("integer scan data at scale: periods that start from 0, prefixes inside the bound, blocks not zero")
+{
+    // Forty periods of the wave and part of another: the chunks the generator runs in parallel.
+    const Exercise& e = *find_exercise("scan_hierarchical");
+    Case c;
+    c.n = 40 * scan_period + 12'345;
+    c.seed = seed_for("scan_hierarchical", "large");
+    const CaseInputs inputs = make_inputs(e, c);
+    REQUIRE(inputs.in_f32.size() == static_cast<std::size_t>(c.n));
+    double prefix = 0, lowest = 0, highest = 0, block_sum = 0;
+    std::int64_t non_integers = 0, nonzero = 0, zero_blocks = 0, period_ends = 0;
+    for (std::int64_t i = 0; i < c.n; ++i) {
+        const float v = inputs.in_f32[static_cast<std::size_t>(i)];
+        non_integers += v != std::floor(v);
+        nonzero += v != 0;
+        prefix += v;
+        lowest = std::min(lowest, prefix);
+        highest = std::max(highest, prefix);
+        if (i % scan_period == scan_period - 1) {
+            // The last element of a period brings the sum back to 0: the one value that may leave [-12, 12].
+            CHECK(prefix == 0);
+            CHECK(v >= -400);
+            ++period_ends;
+        } else if (v < -12 || v > 12) {
+            FAIL_CHECK("in[" << i << "] = " << v << " is outside [-12, 12]");
+        }
+        block_sum += v;
+        if (i % 2048 == 2047) zero_blocks += block_sum == 0, block_sum = 0;
+    }
+    CHECK(non_integers == 0);
+    CHECK(period_ends == 40);
+    CHECK(nonzero > c.n / 2);
+    CHECK(lowest >= -40);
+    CHECK(highest <= scan_slope * scan_period / 2 + 1000);
+    CHECK(highest - lowest <= scan_prefix_bound);
+    CHECK(highest > 2'000'000);
+    CHECK(zero_blocks < c.n / 2048 / 1000);  // block sums are rarely zero: a missing offset shows
+}
+
+TEST_CASE("inputs are the same on one thread and on many")
+{
+    struct Input {
+        const char* exercise;
+        std::int64_t n;
+        DataKind data;
+    };
+    // Sizes of many chunks, not multiples of a chunk.
+    for (const Input& input : {Input{"scan_hierarchical", 3 * scan_period + 5, DataKind::integers},
+                               Input{"scan_kogge_stone", 1'000'003, DataKind::fractions},
+                               Input{"reduce_unroll_last_warp", 1'000'003, DataKind::integers},
+                               Input{"reduce_unroll_last_warp", 1'000'003, DataKind::fractions},
+                               Input{"reduce_unroll_last_warp", 1'000'003, DataKind::mixed_magnitudes},
+                               Input{"conv1d_tiled", 1'000'003, DataKind::fractions},
+                               Input{"conv2d_tiled", 1'000'003, DataKind::integers}}) {
+        const std::string what = std::string(input.exercise) + " " + data_kind_name(input.data);
+        CAPTURE(what);
+        const Exercise& e = *find_exercise(input.exercise);
+        Case c;
+        c.n = input.n;
+        c.data = input.data;
+        c.seed = 2024;
+        c.mask_width = 7;
+        if (e.family == Family::conv2d) c.height = 1'000'003, c.width = 1;
+        const CaseInputs one = with_threads(1, [&] { return make_inputs(e, c); });
+        const CaseInputs many = with_threads(many_threads, [&] { return make_inputs(e, c); });
+        CHECK(one.in_f32 == many.in_f32);
+        CHECK(one.in_f64 == many.in_f64);
+        CHECK(one.mask == many.mask);
+        const CaseInputs variant_one = with_threads(1, [&] { return make_variant(one, 99); });
+        const CaseInputs variant_many = with_threads(many_threads, [&] { return make_variant(one, 99); });
+        CHECK(variant_one.in_f32 == variant_many.in_f32);
+        CHECK(variant_one.in_f64 == variant_many.in_f64);
+        CHECK(variant_one.mask == one.mask);
+    }
+}
+
+TEST_CASE("inputs generated in parallel are those of one pass over the seed's stream, as before")
+{
+    // Pinned from the sequential generators these replaced: the parallel ones skip ahead in the
+    // same stream (SplitMix64::discard), so no data changed but integer scan data past one period.
+    struct Pinned {
+        const char* exercise;
+        const char* label;
+        std::uint64_t input_fnv1a;
+    };
+    for (const Pinned& pinned : {Pinned{"scan_kogge_stone", "n=1000000/frac", 0x89a17016b1df015bull},
+                                 Pinned{"reduce_unroll_last_warp", "n=1000000/frac", 0xa699ba8994bdadccull},
+                                 Pinned{"reduce_unroll_last_warp", "n=1000000/mixed", 0x32eb3ac84698e367ull},
+                                 Pinned{"conv1d_tiled", "n=1000000/mw=31/frac", 0xe5e4ad43fd30dec3ull},
+                                 Pinned{"conv2d_tiled", "1023x1025/mw=9/int", 0xa5d1d83606749095ull}}) {
+        const std::string label = pinned.label;
+        CAPTURE(label);
+        const Exercise& e = *find_exercise(pinned.exercise);
+        const auto cases = cases_for(e);
+        const CaseInputs inputs = make_inputs(e, *find_case(cases, pinned.label));
+        CHECK(fnv1a64(inputs.input_data(), inputs.input_bytes()) == pinned.input_fnv1a);
+    }
 }

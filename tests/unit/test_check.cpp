@@ -9,7 +9,9 @@
 #include "harness/check.hpp"
 #include "harness/family.hpp"
 #include "harness/poison.hpp"
+#include "harness/variant.hpp"
 #include "scan/scan.hpp"
+#include "thread_limit.hpp"
 
 using namespace harness;
 
@@ -69,6 +71,29 @@ bool mentions(const Diagnosis& d, const std::string& text)
     for (const auto& f : d.findings)
         if (f.find(text) != std::string::npos) return true;
     return d.summary.find(text) != std::string::npos;
+}
+
+// The golden scan as one sequential pass in double (what golden() computes, on any threads).
+Expected sequential_scan(const UninitializedVector<float>& in, std::int64_t section, bool exact)
+{
+    Expected e;
+    double sum = 0, abs_sum = 0;
+    std::int64_t terms = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (section > 0 && static_cast<std::int64_t>(i) % section == 0) sum = abs_sum = 0, terms = 0;
+        sum += in[i];
+        abs_sum += std::fabs(in[i]);
+        ++terms;
+        e.value.push_back(sum);
+        if (!exact) e.tolerance.push_back(float_sum_tolerance(scan_order_depth(terms), abs_sum));
+    }
+    return e;
+}
+
+// Bit for bit, NaN included.
+bool same_bits(const UninitializedVector<double>& a, const UninitializedVector<double>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
 }  // namespace
@@ -277,4 +302,105 @@ TEST_CASE("number formatting for reports")
     CHECK(with_commas(-4196353) == "-4,196,353");
     CHECK(format_value(std::nan("")) == "NaN");
     CHECK(format_value(0.3125) == "0.3125");
+}
+
+TEST_CASE("golden scans computed in parallel are one sequential pass's, on one thread and on many")
+{
+    struct Input {
+        const char* what;
+        UninitializedVector<float> in;
+        DataKind data;
+    };
+    std::vector<Input> inputs;
+    Case c;
+    c.seed = 31;
+    c.n = 3 * scan_period + 5;
+    inputs.push_back({"integer data", make_inputs(*find_exercise("scan_hierarchical"), c).in_f32, DataKind::integers});
+    c.n = 1'000'003;
+    c.data = DataKind::fractions;
+    inputs.push_back({"fractional data", make_inputs(*find_exercise("scan_hierarchical"), c).in_f32, c.data});
+    // Sums that round: each chunk cannot start from the sum before it, so one pass runs.
+    UninitializedVector<float> rounding(300'000);
+    SplitMix64 rng(8);
+    for (auto& v : rounding)
+        v = std::ldexp(static_cast<float>(rng.uniform_int(-(1 << 23), 1 << 23)),
+                       static_cast<int>(rng.uniform_int(-60, 0)));
+    inputs.push_back({"values of mixed magnitudes", rounding, DataKind::fractions});
+    // Exact integers whose sum passes 2^53: 1e30 + 1 - 1e30 is 0 in one pass, 1 exactly.
+    UninitializedVector<float> huge(200'000, 1.0f);
+    for (std::size_t i = 65'530; i < huge.size(); i += 65'536) huge[i] = (i / 65'536) % 2 ? -1e30f : 1e30f;
+    inputs.push_back({"exact integers beyond 2^53", huge, DataKind::fractions});
+    UninitializedVector<float> nan(100'000, 0.5f);
+    nan[70'000] = std::nanf("");
+    inputs.push_back({"a NaN", nan, DataKind::fractions});
+
+    for (const Input& input : inputs) {
+        const std::string what = input.what;
+        CAPTURE(what);
+        Case k;
+        k.n = static_cast<std::int64_t>(input.in.size());
+        k.data = input.data;
+        CaseInputs data;
+        data.in_f32 = input.in;
+        for (const char* name : {"scan_hierarchical", "scan_kogge_stone", "scan_brent_kung"}) {
+            const std::string exercise = name;
+            CAPTURE(exercise);
+            const Exercise& e = *find_exercise(name);
+            const Expected wanted = sequential_scan(input.in, e.family == Family::full_scan ? 0 : e.scan_section,
+                                                    input.data == DataKind::integers);
+            for (int threads : {1, many_threads}) {
+                const Expected got = with_threads(threads, [&] { return golden(e, k, data); });
+                CHECK(same_bits(got.value, wanted.value));
+                CHECK(same_bits(got.tolerance, wanted.tolerance));
+            }
+        }
+    }
+}
+
+TEST_CASE("a wrong output gets the same diagnosis on one thread and on many, first wrong element first")
+{
+    for (const char* name : {"scan_hierarchical", "scan_kogge_stone"}) {
+        const std::string exercise = name;
+        CAPTURE(exercise);
+        ScanFixture f(name, 1'000'003);
+        for (std::size_t i = 700'000; i < 702'048; ++i) f.out.values[i] += 5;  // late chunks first
+        f.out.values[400'001] = std::nanf("");
+        f.out.unwritten.assign(f.out.values.size(), false);
+        for (std::size_t i = 999'000; i < f.out.values.size(); ++i) f.out.unwritten[i] = true;
+        f.out.values[131'072] += 1;  // the first wrong element, the first of a chunk
+        const RawOutput raw = f.raw();
+        const Diagnosis one = with_threads(1, [&] { return check_case(f.exercise, f.c, f.inputs, f.expected, raw); });
+        const Diagnosis many =
+            with_threads(many_threads, [&] { return check_case(f.exercise, f.c, f.inputs, f.expected, raw); });
+        CHECK(one.summary == "3,053 of 1,000,003 output element(s) wrong");
+        CHECK(one.detail["first_wrong"]["index"] == 131'072);
+        CHECK(one.detail["never_written"] == 1003);
+        CHECK(one.detail["nan"] == 1);
+        CHECK(one.summary == many.summary);
+        CHECK(one.findings == many.findings);
+        CHECK(one.detail.dump() == many.detail.dump());
+    }
+}
+
+TEST_CASE("golden_checksum is the checksum of the golden output as stored, on one thread and on many")
+{
+    for (const char* name : {"scan_hierarchical", "reduce_unroll_last_warp"}) {
+        const std::string exercise = name;
+        CAPTURE(exercise);
+        const Exercise& e = *find_exercise(name);
+        Case c;
+        c.n = 1'000'003;
+        c.seed = 4;
+        const CaseInputs variant = make_variant(make_inputs(e, c), 0xfeed);
+        const Expected expected = golden(e, c, variant);
+        std::uint64_t wanted = 0;
+        if (element_type(e) == ElementType::f64) {
+            wanted = output_checksum(expected.value.data(), expected.value.size());
+        } else {
+            const std::vector<float> stored(expected.value.begin(), expected.value.end());
+            wanted = output_checksum(stored.data(), stored.size());
+        }
+        CHECK(with_threads(1, [&] { return golden_checksum(e, c, variant); }) == wanted);
+        CHECK(with_threads(many_threads, [&] { return golden_checksum(e, c, variant); }) == wanted);
+    }
 }

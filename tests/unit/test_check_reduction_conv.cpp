@@ -8,6 +8,7 @@
 #include "harness/cases.hpp"
 #include "harness/check.hpp"
 #include "harness/poison.hpp"
+#include "thread_limit.hpp"
 
 using namespace harness;
 
@@ -72,11 +73,13 @@ struct Conv {
     Case c;
     CaseInputs inputs;
     Expected expected;
-    Conv(const char* name, int height, int width, int mask_width) : exercise(*find_exercise(name))
+    Conv(const char* name, int height, int width, int mask_width, DataKind data = DataKind::integers)
+        : exercise(*find_exercise(name))
     {
         c.n = std::int64_t{height} * width;
         if (exercise.family == Family::conv2d) c.height = height, c.width = width;
         c.mask_width = mask_width;
+        c.data = data;
         c.seed = 11;
         inputs = make_inputs(exercise, c);
         expected = golden(exercise, c, inputs);
@@ -110,6 +113,20 @@ TEST_CASE("reduction data: integer sums are exact, fractions get a tolerance rel
     CHECK(largest / smallest > 1e11);
     CHECK(mixed.expected.tolerance_at(0) == doctest::Approx(double_sum_tolerance(99'999, abs_sum)));
     CHECK(mixed.check(mixed.expected.value[0] + 0.5 * mixed.expected.tolerance_at(0)).correct);
+}
+
+TEST_CASE("reduction golden results: the same on one thread and on many")
+{
+    for (DataKind data : {DataKind::integers, DataKind::fractions, DataKind::mixed_magnitudes}) {
+        const std::string kind = data_kind_name(data);
+        CAPTURE(kind);
+        Reduction r(1'000'003, data);
+        const Expected one = with_threads(1, [&] { return golden(r.exercise, r.c, r.inputs); });
+        const Expected many = with_threads(many_threads, [&] { return golden(r.exercise, r.c, r.inputs); });
+        CHECK(one.value == many.value);
+        CHECK(one.tolerance == many.tolerance);
+        if (data == DataKind::integers) CHECK(one.value[0] == r.sum(0, r.c.n));  // integers: exact in double
+    }
 }
 
 TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, float precision, NaN")
@@ -270,4 +287,26 @@ TEST_CASE("conv2d diagnosis: rows and columns, wrapped ghosts, swapped dimension
             swapped[static_cast<std::size_t>(y * 20 + x)] = s;
         }
     CHECK(mentions(conv.check(swapped), "rows and columns are swapped"));
+}
+
+TEST_CASE("convolution golden results and diagnoses: the same on one thread and on many")
+{
+    for (const Conv& conv :
+         {Conv("conv2d_tiled", 700, 301, 7, DataKind::fractions), Conv("conv1d_tiled", 1, 300'001, 15)}) {
+        const Expected one = with_threads(1, [&] { return golden(conv.exercise, conv.c, conv.inputs); });
+        const Expected many = with_threads(many_threads, [&] { return golden(conv.exercise, conv.c, conv.inputs); });
+        CHECK(one.value == conv.expected.value);
+        CHECK(one.value == many.value);
+        CHECK(one.tolerance == many.tolerance);
+        CHECK(one.tolerance.size() == (conv.c.data == DataKind::integers ? 0 : one.value.size()));
+        // Wrong at the ends only: the diagnosis convolves the input with each mistake's model.
+        std::vector<float> out = conv.correct();
+        out.front() += 1000;
+        out.back() += 1000;
+        const Diagnosis d1 = with_threads(1, [&] { return conv.check(out); });
+        const Diagnosis dn = with_threads(many_threads, [&] { return conv.check(out); });
+        CHECK(d1.findings == dn.findings);
+        CHECK(d1.detail.dump() == dn.detail.dump());
+        CHECK(d1.detail["where"] == "image_borders");
+    }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,10 +16,26 @@ namespace harness::detail {
 enum class Mark : std::uint8_t { ok, wrong, unwritten, nan, guard_copy };
 
 struct ArrayComparison {
-    std::vector<double> actual;  // output values (NaN where not a number)
-    std::vector<Mark> marks;     // one per output element
+    // The output as the runner sent it (RawOutput::output, which outlives the comparison): read
+    // where needed rather than copied to doubles (gigabytes for the largest cases).
+    const std::uint8_t* output = nullptr;
+    ElementType type = ElementType::f32;
+    UninitializedVector<Mark> marks;  // one per output element
     std::int64_t bad = 0, wrong = 0, unwritten = 0, nan = 0, guard_copy = 0;
     std::int64_t first_bad = -1, last_bad = -1;
+
+    // Output element i as a double (NaN where not a number).
+    double actual(std::size_t i) const
+    {
+        if (type == ElementType::f64) {
+            double value;
+            std::memcpy(&value, output + i * sizeof value, sizeof value);
+            return value;
+        }
+        float value;
+        std::memcpy(&value, output + i * sizeof value, sizeof value);
+        return value;
+    }
 };
 
 ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expected& expected);

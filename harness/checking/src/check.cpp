@@ -1,30 +1,37 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
 #include "family_checks.hpp"
 #include "harness/family.hpp"
+#include "harness/parallel.hpp"
 #include "harness/poison.hpp"
 
 namespace harness {
 namespace detail {
 namespace {
 
+// The counts of one chunk of the comparison; summed in chunk order, so the first bad element
+// found is the first of the array.
+struct Tally {
+    std::int64_t bad = 0, wrong = 0, unwritten = 0, nan = 0, guard_copy = 0;
+    std::int64_t first_bad = -1, last_bad = -1;
+};
+
 template <typename Bits, typename Value>
-void compare_typed(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bits, const Expected& expected,
-                   ArrayComparison& cmp)
+Tally compare_range(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bits, const Expected& expected,
+                    ArrayComparison& cmp, std::size_t begin, std::size_t end)
 {
-    const std::size_t n = expected.value.size();
-    cmp.actual.resize(n);
-    cmp.marks.assign(n, Mark::ok);
-    for (std::size_t i = 0; i < n; ++i) {
+    Tally tally;
+    for (std::size_t i = begin; i < end; ++i) {
         Bits bits;
         std::memcpy(&bits, bytes + i * sizeof(Bits), sizeof(Bits));
         Value value;
         std::memcpy(&value, &bits, sizeof(Bits));
-        cmp.actual[i] = static_cast<double>(value);
-        const double want = expected.value[i];
+        const double actual = static_cast<double>(value), want = expected.value[i];
         Mark mark = Mark::ok;
         if (bits == unwritten_bits)
             mark = Mark::unwritten;
@@ -32,21 +39,44 @@ void compare_typed(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bi
             mark = Mark::guard_copy;
         else if (std::isnan(value))
             mark = std::isnan(want) ? Mark::ok : Mark::nan;
-        else if (!(std::fabs(cmp.actual[i] - want) <= expected.tolerance_at(i)))
+        else if (!(std::fabs(actual - want) <= expected.tolerance_at(i)))
             mark = Mark::wrong;
         cmp.marks[i] = mark;
         if (mark == Mark::ok) continue;
-        ++cmp.bad;
-        if (cmp.first_bad < 0) cmp.first_bad = static_cast<std::int64_t>(i);
-        cmp.last_bad = static_cast<std::int64_t>(i);
+        ++tally.bad;
+        if (tally.first_bad < 0) tally.first_bad = static_cast<std::int64_t>(i);
+        tally.last_bad = static_cast<std::int64_t>(i);
         if (mark == Mark::wrong)
-            ++cmp.wrong;
+            ++tally.wrong;
         else if (mark == Mark::unwritten)
-            ++cmp.unwritten;
+            ++tally.unwritten;
         else if (mark == Mark::nan)
-            ++cmp.nan;
+            ++tally.nan;
         else
-            ++cmp.guard_copy;
+            ++tally.guard_copy;
+    }
+    return tally;
+}
+
+template <typename Bits, typename Value>
+void compare_typed(const std::uint8_t* bytes, Bits unwritten_bits, Bits guard_bits, const Expected& expected,
+                   ArrayComparison& cmp)
+{
+    const std::size_t n = expected.value.size();
+    cmp.marks.resize(n);
+    const std::vector<Tally> tallies = parallel_chunks<Tally>(
+        0, static_cast<std::int64_t>(n), element_grain, [&](std::int64_t begin, std::int64_t end) {
+            return compare_range<Bits, Value>(bytes, unwritten_bits, guard_bits, expected, cmp,
+                                              static_cast<std::size_t>(begin), static_cast<std::size_t>(end));
+        });
+    for (const Tally& t : tallies) {
+        cmp.bad += t.bad;
+        cmp.wrong += t.wrong;
+        cmp.unwritten += t.unwritten;
+        cmp.nan += t.nan;
+        cmp.guard_copy += t.guard_copy;
+        if (cmp.first_bad < 0) cmp.first_bad = t.first_bad;
+        if (t.last_bad >= 0) cmp.last_bad = t.last_bad;
     }
 }
 
@@ -103,7 +133,7 @@ bool bad_elements_match(const ArrayComparison& cmp, const Expected& expected,
     for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
         const double predicted = model(i);
         if (cmp.marks[i] != Mark::wrong) continue;
-        if (!(std::fabs(cmp.actual[i] - predicted) <= expected.tolerance_at(i))) return false;
+        if (!(std::fabs(cmp.actual(i) - predicted) <= expected.tolerance_at(i))) return false;
         ++matched;
     }
     return matched >= std::max<std::int64_t>(min_matches, 1);
@@ -113,6 +143,8 @@ ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expe
 {
     ArrayComparison cmp;
     const std::uint8_t* data = raw.output(type);
+    cmp.output = data;
+    cmp.type = type;
     if (type == ElementType::f64)
         compare_typed<std::uint64_t, double>(data, unwritten_f64, input_guard_f64, expected, cmp);
     else
@@ -151,20 +183,37 @@ void describe_sections(const ArrayComparison& cmp, std::int64_t section, const c
     if (cmp.bad == 0 || section <= 0) return;
     const std::int64_t n = static_cast<std::int64_t>(cmp.marks.size());
     const std::int64_t sections = (n + section - 1) / section;
-    std::int64_t bad_sections = 0, first = -1, last = -1, min_offset = section, max_offset = -1;
-    for (std::int64_t s = 0; s < sections; ++s) {
-        bool any = false;
-        const std::int64_t end = std::min(n, (s + 1) * section);
-        for (std::int64_t i = s * section; i < end; ++i) {
-            if (cmp.marks[static_cast<std::size_t>(i)] == Mark::ok) continue;
-            any = true;
-            min_offset = std::min(min_offset, i - s * section);
-            max_offset = std::max(max_offset, i - s * section);
+    // Which sections hold bad elements, chunks of sections at a time; combined in order.
+    struct BadSections {
+        std::int64_t count = 0, first = -1, last = -1;
+        std::int64_t min_offset = std::numeric_limits<std::int64_t>::max(), max_offset = -1;
+    };
+    const std::int64_t grain = std::max<std::int64_t>(1, element_grain / section);
+    const auto chunks = parallel_chunks<BadSections>(0, sections, grain, [&](std::int64_t begin, std::int64_t end) {
+        BadSections b;
+        for (std::int64_t s = begin; s < end; ++s) {
+            bool any = false;
+            const std::int64_t last = std::min(n, (s + 1) * section);
+            for (std::int64_t i = s * section; i < last; ++i) {
+                if (cmp.marks[static_cast<std::size_t>(i)] == Mark::ok) continue;
+                any = true;
+                b.min_offset = std::min(b.min_offset, i - s * section);
+                b.max_offset = std::max(b.max_offset, i - s * section);
+            }
+            if (!any) continue;
+            ++b.count;
+            if (b.first < 0) b.first = s;
+            b.last = s;
         }
-        if (!any) continue;
-        ++bad_sections;
-        if (first < 0) first = s;
-        last = s;
+        return b;
+    });
+    std::int64_t bad_sections = 0, first = -1, last = -1, min_offset = section, max_offset = -1;
+    for (const BadSections& b : chunks) {
+        bad_sections += b.count;
+        if (first < 0) first = b.first;
+        if (b.last >= 0) last = b.last;
+        min_offset = std::min(min_offset, b.min_offset);
+        max_offset = std::max(max_offset, b.max_offset);
     }
     std::ostringstream where;
     where << "wrong elements lie in " << with_commas(bad_sections) << " of " << with_commas(sections) << " " << word
@@ -256,7 +305,7 @@ void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expe
                    " holds the guard-zone NaN pattern of `in`: a value read from outside the input";
             break;
         default:
-            line = "first wrong element: " + index + " = " + format_value(cmp.actual[i]) + ", expected " +
+            line = "first wrong element: " + index + " = " + format_value(cmp.actual(i)) + ", expected " +
                    format_value(expected.value[i]);
             if (expected.tolerance_at(i) > 0) line += " (tolerance " + format_value(expected.tolerance_at(i)) + ")";
     }
@@ -264,7 +313,7 @@ void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expe
     d.detail["first_wrong"] = {
         {"index", cmp.first_bad},
         {"expected", expected.value[i]},
-        {"actual", std::isnan(cmp.actual[i]) ? nlohmann::json(nullptr) : nlohmann::json(cmp.actual[i])},
+        {"actual", std::isnan(cmp.actual(i)) ? nlohmann::json(nullptr) : nlohmann::json(cmp.actual(i))},
         {"tolerance", expected.tolerance_at(i)}};
 }
 

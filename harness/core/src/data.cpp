@@ -16,7 +16,9 @@ std::size_t CaseInputs::input_bytes() const
     return in_f64.empty() ? in_f32.size() * sizeof(float) : in_f64.size() * sizeof(double);
 }
 
-std::uint64_t checksum64(const void* data, std::size_t bytes)
+namespace {
+
+std::uint64_t checksum_of_block(const void* data, std::size_t bytes)
 {
     const auto* p = static_cast<const unsigned char*>(data);
     std::uint64_t hash = 0x243f6a8885a308d3ull ^ bytes;
@@ -31,13 +33,40 @@ std::uint64_t checksum64(const void* data, std::size_t bytes)
     return hash;
 }
 
+}  // namespace
+
+std::uint64_t checksum64(const void* data, std::size_t bytes)
+{
+    constexpr std::int64_t block = std::int64_t{1} << 20;
+    if (bytes <= static_cast<std::size_t>(block)) return checksum_of_block(data, bytes);
+    const auto* p = static_cast<const unsigned char*>(data);
+    const std::vector<std::uint64_t> blocks = parallel_chunks<std::uint64_t>(
+        0, static_cast<std::int64_t>(bytes), block, [&](std::int64_t begin, std::int64_t end) {
+            return checksum_of_block(p + begin, static_cast<std::size_t>(end - begin));
+        });
+    return checksum_of_block(blocks.data(), blocks.size() * sizeof(std::uint64_t));
+}
+
+namespace {
+
+template <typename Vector>
+void flip_signs(const Vector& base, Vector& variant, std::uint64_t key)
+{
+    variant.resize(base.size());
+    parallel_for(0, static_cast<std::int64_t>(base.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {
+        for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i)
+            variant[i] = variant_flips(key, i) ? -base[i] : base[i];
+    });
+}
+
+}  // namespace
+
 CaseInputs make_variant(const CaseInputs& base, std::uint64_t key)
 {
-    CaseInputs variant = base;
-    for (std::size_t i = 0; i < variant.in_f32.size(); ++i)
-        if (variant_flips(key, i)) variant.in_f32[i] = -variant.in_f32[i];
-    for (std::size_t i = 0; i < variant.in_f64.size(); ++i)
-        if (variant_flips(key, i)) variant.in_f64[i] = -variant.in_f64[i];
+    CaseInputs variant;
+    variant.mask = base.mask;
+    flip_signs(base.in_f32, variant.in_f32, key);
+    flip_signs(base.in_f64, variant.in_f64, key);
     return variant;
 }
 

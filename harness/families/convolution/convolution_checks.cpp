@@ -13,13 +13,29 @@ namespace {
 
 enum class Variant { flipped_mask, transposed_mask, clamped_ghosts, wrapped_ghosts, swapped_dimensions };
 
+// Calls fn(y, x) for every output position of a height x width image (1D: height 1), in parallel
+// stretches of about element_grain multiply-adds of a `taps`-weight mask; each output is computed
+// alone, so the results do not depend on the threads.
+template <typename Fn>
+void for_each_output(std::int64_t height, std::int64_t width, int taps, Fn fn)
+{
+    const std::int64_t grain = std::max<std::int64_t>(1, element_grain / std::max(taps, 1));
+    parallel_for(0, height * width, grain, [&](std::int64_t begin, std::int64_t end) {
+        std::int64_t y = begin / width, x = begin % width;
+        for (std::int64_t i = begin; i < end; ++i) {
+            fn(y, x);
+            if (++x == width) x = 0, ++y;
+        }
+    });
+}
+
 // The output a kernel with this mistake computes, in double.
-std::vector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d, Variant variant)
+UninitializedVector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d, Variant variant)
 {
     std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
     if (variant == Variant::swapped_dimensions) std::swap(height, width);
     const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
-    std::vector<double> out(static_cast<std::size_t>(c.n));
+    UninitializedVector<double> out(static_cast<std::size_t>(c.n));
     auto fetch = [&](std::int64_t y, std::int64_t x) -> double {
         if (variant == Variant::clamped_ghosts) {
             y = std::clamp<std::int64_t>(y, 0, height - 1);
@@ -32,20 +48,18 @@ std::vector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d
         }
         return inputs.in_f32[static_cast<std::size_t>(y * width + x)];
     };
-    for (std::int64_t y = 0; y < height; ++y)
-        for (std::int64_t x = 0; x < width; ++x) {
-            double sum = 0;
-            for (int j = 0; j < rows; ++j)
-                for (int k = 0; k < w; ++k) {
-                    int mj = j, mk = k;
-                    if (variant == Variant::flipped_mask) mj = rows - 1 - j, mk = w - 1 - k;
-                    // Swapping rows and columns everywhere also transposes how the mask is applied.
-                    if (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions)
-                        std::swap(mj, mk);
-                    sum += inputs.mask[static_cast<std::size_t>(mj * w + mk)] * fetch(two_d ? y - r + j : 0, x - r + k);
-                }
-            out[static_cast<std::size_t>(y * width + x)] = sum;
-        }
+    for_each_output(height, width, rows * w, [&](std::int64_t y, std::int64_t x) {
+        double sum = 0;
+        for (int j = 0; j < rows; ++j)
+            for (int k = 0; k < w; ++k) {
+                int mj = j, mk = k;
+                if (variant == Variant::flipped_mask) mj = rows - 1 - j, mk = w - 1 - k;
+                // Swapping rows and columns everywhere also transposes how the mask is applied.
+                if (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions) std::swap(mj, mk);
+                sum += inputs.mask[static_cast<std::size_t>(mj * w + mk)] * fetch(two_d ? y - r + j : 0, x - r + k);
+            }
+        out[static_cast<std::size_t>(y * width + x)] = sum;
+    });
     return out;
 }
 
@@ -64,29 +78,27 @@ Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
     const int w = c.mask_width, r = w / 2;
     const int mask_rows = two_d ? w : 1;
     Expected e;
-    e.value.assign(static_cast<std::size_t>(c.n), 0.0);
+    e.value.resize(static_cast<std::size_t>(c.n));
     const bool exact = c.data == DataKind::integers;
     if (!exact) e.tolerance.resize(static_cast<std::size_t>(c.n));
-    for (std::int64_t y = 0; y < height; ++y) {
-        for (std::int64_t x = 0; x < width; ++x) {
-            double sum = 0, abs_sum = 0;
-            for (int j = 0; j < mask_rows; ++j) {
-                const std::int64_t yy = two_d ? y - r + j : 0;
-                if (yy < 0 || yy >= height) continue;
-                for (int k = 0; k < w; ++k) {
-                    const std::int64_t xx = x - r + k;
-                    if (xx < 0 || xx >= width) continue;
-                    const double term = static_cast<double>(inputs.mask[static_cast<std::size_t>(j * w + k)]) *
-                                        inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
-                    sum += term;
-                    abs_sum += std::fabs(term);
-                }
+    for_each_output(height, width, mask_rows * w, [&](std::int64_t y, std::int64_t x) {
+        double sum = 0, abs_sum = 0;
+        for (int j = 0; j < mask_rows; ++j) {
+            const std::int64_t yy = two_d ? y - r + j : 0;
+            if (yy < 0 || yy >= height) continue;
+            for (int k = 0; k < w; ++k) {
+                const std::int64_t xx = x - r + k;
+                if (xx < 0 || xx >= width) continue;
+                const double term = static_cast<double>(inputs.mask[static_cast<std::size_t>(j * w + k)]) *
+                                    inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                sum += term;
+                abs_sum += std::fabs(term);
             }
-            const auto i = static_cast<std::size_t>(y * width + x);
-            e.value[i] = sum;
-            if (!exact) e.tolerance[i] = float_sum_tolerance(std::int64_t{mask_rows} * w, abs_sum);
         }
-    }
+        const auto i = static_cast<std::size_t>(y * width + x);
+        e.value[i] = sum;
+        if (!exact) e.tolerance[i] = float_sum_tolerance(std::int64_t{mask_rows} * w, abs_sum);
+    });
     return e;
 }
 
@@ -200,7 +212,7 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
     for (const auto& [variant, message] : variants) {
         if (!two_d && (variant == Variant::transposed_mask || variant == Variant::swapped_dimensions)) continue;
         if (variant == Variant::swapped_dimensions && height == width) continue;
-        const std::vector<double> model = convolve(c, inputs, two_d, variant);
+        const UninitializedVector<double> model = convolve(c, inputs, two_d, variant);
         if (bad_elements_match(cmp, expected, [&](std::size_t i) { return model[i]; })) {
             d.findings.push_back(message);
             d.detail["pattern"] = static_cast<int>(variant) == 0        ? "flipped_mask"

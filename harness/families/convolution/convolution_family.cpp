@@ -6,22 +6,25 @@ namespace harness {
 namespace {
 
 // Integers in [-magnitude, magnitude] (sums of up to 225 products with the mask are exact), or
-// multiples of 2^-16 in [-1, 1).
-std::vector<float> conv_values(std::int64_t count, DataKind kind, SplitMix64& rng, int magnitude)
+// multiples of 2^-16 in [-1, 1); one draw each, from draw `first_draw` of the stream of `seed` on.
+template <typename Vector>
+Vector conv_values(std::int64_t count, DataKind kind, std::uint64_t seed, std::uint64_t first_draw, int magnitude)
 {
-    std::vector<float> values(static_cast<std::size_t>(count));
-    for (auto& v : values)
-        v = kind == DataKind::integers ? static_cast<float>(rng.uniform_int(-magnitude, magnitude))
-                                       : static_cast<float>(rng.uniform_int(-(1 << 16), (1 << 16) - 1)) / 65536.0f;
+    Vector values(static_cast<std::size_t>(count));
+    fill_from_stream(values, seed, first_draw, 1, [kind, magnitude](SplitMix64& rng) {
+        return kind == DataKind::integers ? static_cast<float>(rng.uniform_int(-magnitude, magnitude))
+                                          : static_cast<float>(rng.uniform_int(-(1 << 16), (1 << 16) - 1)) / 65536.0f;
+    });
     return values;
 }
 
 // A mask that is not symmetric (a flipped mask is caught) and, in 2D, not equal to its transpose
 // (swapped rows and columns are caught), with no zero weight.
-std::vector<float> conv_mask(const Case& c, bool two_d, SplitMix64& rng)
+// Draws 0 to mask_width (2D: mask_width^2) - 1 of the case's stream.
+std::vector<float> conv_mask(const Case& c, bool two_d)
 {
     const int w = c.mask_width;
-    std::vector<float> mask = conv_values(two_d ? w * w : w, c.data, rng, 4);
+    auto mask = conv_values<std::vector<float>>(two_d ? w * w : w, c.data, c.seed, 0, 4);
     const float one = c.data == DataKind::integers ? 1.0f : 0.25f;
     // No zero entries: a zero weight would hide a wrong or missing input cell under it.
     for (auto& m : mask)
@@ -53,13 +56,12 @@ public:
     }
 
     // Every case has its own mask (from its seed), so a kernel that copies the mask to constant
-    // memory only once fails the later cases.
+    // memory only once fails the later cases. The input's values follow the mask's in the stream.
     CaseInputs inputs(const Exercise&, const Case& c) const override
     {
         CaseInputs inputs;
-        SplitMix64 rng(c.seed);
-        inputs.mask = conv_mask(c, two_d_, rng);
-        inputs.in_f32 = conv_values(c.n, c.data, rng, 8);
+        inputs.mask = conv_mask(c, two_d_);
+        inputs.in_f32 = conv_values<UninitializedVector<float>>(c.n, c.data, c.seed, inputs.mask.size(), 8);
         return inputs;
     }
 

@@ -11,25 +11,26 @@ namespace {
 // Integers in [-1000, 1000]: every partial sum of up to 2^30 of them is far below 2^53, so every
 // order is exact. Fractions: full 53-bit doubles in [-1, 1). Mixed magnitudes: random sign,
 // mantissa and an exponent from -20 to 20, so large and small values meet in one sum.
-std::vector<double> reduction_values(std::int64_t n, DataKind kind, std::uint64_t seed)
+UninitializedVector<double> reduction_values(std::int64_t n, DataKind kind, std::uint64_t seed)
 {
-    SplitMix64 rng(seed);
-    std::vector<double> values(static_cast<std::size_t>(n));
-    for (auto& v : values) {
-        switch (kind) {
-            case DataKind::integers:
-                v = static_cast<double>(rng.uniform_int(-1000, 1000));
-                break;
-            case DataKind::fractions:
-                v = std::ldexp(static_cast<double>(rng.next() >> 11), -52) - 1.0;
-                break;
-            case DataKind::mixed_magnitudes: {
+    UninitializedVector<double> values(static_cast<std::size_t>(n));
+    switch (kind) {
+        case DataKind::integers:
+            fill_from_stream(values, seed, 0, 1,
+                             [](SplitMix64& rng) { return static_cast<double>(rng.uniform_int(-1000, 1000)); });
+            break;
+        case DataKind::fractions:
+            fill_from_stream(values, seed, 0, 1, [](SplitMix64& rng) {
+                return std::ldexp(static_cast<double>(rng.next() >> 11), -52) - 1.0;
+            });
+            break;
+        case DataKind::mixed_magnitudes:
+            fill_from_stream(values, seed, 0, 3, [](SplitMix64& rng) {
                 const double mantissa = 1.0 + std::ldexp(static_cast<double>(rng.next() >> 11), -53);
                 const int exponent = static_cast<int>(rng.uniform_int(-20, 20));
-                v = (rng.next() & 1 ? -1.0 : 1.0) * std::ldexp(mantissa, exponent);
-                break;
-            }
-        }
+                return (rng.next() & 1 ? -1.0 : 1.0) * std::ldexp(mantissa, exponent);
+            });
+            break;
     }
     return values;
 }

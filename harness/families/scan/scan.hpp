@@ -17,6 +17,10 @@ namespace harness {
 // Integer scan data stays this close to zero in every prefix: any sum of consecutive elements,
 // which is all a correct scan order ever forms, is below 2^24 in magnitude and so exact in float.
 constexpr double scan_prefix_bound = 2'200'000;
+// The wave the prefixes of integer scan data follow: up by scan_slope an element for half a
+// period, down for the other half, from 0 back to 0 at the end of each period.
+constexpr std::int64_t scan_period = std::int64_t{1} << 20;
+constexpr std::int64_t scan_slope = 4;
 
 // The deepest combining tree we accept for a sum of `terms` float values in a scan: any order at
 // all within one 2048-element section (sequential included), plus a tree over the sections.

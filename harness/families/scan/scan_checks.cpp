@@ -4,8 +4,11 @@
 // tolerance (fractional data).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
+#include <utility>
 
 #include "family_checks.hpp"
 #include "scan/scan.hpp"
@@ -30,7 +33,7 @@ bool close(double actual, double wanted, double tolerance)
 }
 
 // Inclusive scan restarted every `section` elements (0: never).
-std::function<double(std::size_t)> sectioned_scan(const std::vector<float>& in, std::int64_t section)
+std::function<double(std::size_t)> sectioned_scan(const UninitializedVector<float>& in, std::int64_t section)
 {
     return [&in, section, sum = 0.0](std::size_t i) mutable {
         if (section > 0 && static_cast<std::int64_t>(i) % section == 0) sum = 0;
@@ -51,7 +54,7 @@ std::optional<std::pair<std::int64_t, double>> constant_offset_per_section(const
     for (std::size_t i = 0; i < cmp.marks.size(); ++i) {
         if (cmp.marks[i] != Mark::wrong) continue;
         const std::int64_t s = static_cast<std::int64_t>(i) / section;
-        const double diff = cmp.actual[i] - expected.value[i];
+        const double diff = cmp.actual(i) - expected.value[i];
         if (s != current) {
             if (current >= 0 && count < 2) return std::nullopt;  // one element is no pattern
             current = s, offset = diff, count = 0;
@@ -65,23 +68,103 @@ std::optional<std::pair<std::int64_t, double>> constant_offset_per_section(const
     return first;
 }
 
+// The power of two of which x (finite, nonzero) is a whole multiple: the exponent of its lowest
+// set bit.
+int lowest_bit_exponent(float x)
+{
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const int exponent = static_cast<int>((bits >> 23) & 0xffu);
+    const std::uint32_t significand = (bits & 0x7fffffu) | (exponent > 0 ? 0x800000u : 0u);
+    return std::max(exponent, 1) - 150 + __builtin_ctz(significand);
+}
+
+// Whether every running sum of `in` and of |in|, from any start and in any order, is exact in
+// double: if all values are multiples of 2^e and the sum of all |in| is below 2^(52 + e), every
+// partial sum is a multiple of 2^e below 2^(53 + e) in magnitude, which a double holds. Integer
+// data and the multiples of 2^-20 of fractional data always are.
+bool running_sums_exact(const UninitializedVector<float>& in)
+{
+    struct Range {
+        bool finite = true;
+        int lowest_bit = std::numeric_limits<int>::max();
+        double abs_sum = 0;
+    };
+    const auto ranges = parallel_chunks<Range>(
+        0, static_cast<std::int64_t>(in.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {
+            Range r;
+            for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+                if (!std::isfinite(in[i])) {
+                    r.finite = false;
+                    break;
+                }
+                if (in[i] != 0) r.lowest_bit = std::min(r.lowest_bit, lowest_bit_exponent(in[i]));
+                r.abs_sum += std::fabs(in[i]);
+            }
+            return r;
+        });
+    int lowest_bit = std::numeric_limits<int>::max();
+    double abs_sum = 0;
+    for (const Range& r : ranges) {
+        if (!r.finite) return false;
+        lowest_bit = std::min(lowest_bit, r.lowest_bit);
+        abs_sum += r.abs_sum;
+    }
+    // The computed abs_sum is within a factor (1 + n 2^-53) of the true one: below 2^(52 + e)
+    // leaves the true one below 2^(53 + e).
+    return abs_sum == 0 || abs_sum < std::ldexp(1.0, 52 + lowest_bit);
+}
+
 // Inclusive scan restarted every `section` elements (section == 0: never restarted), in double.
 // Integer data is exact in any order, so its tolerance is 0.
-Expected scan_golden(const Case& c, const std::vector<float>& in, std::int64_t section)
+Expected scan_golden(const Case& c, const UninitializedVector<float>& in, std::int64_t section)
 {
+    const auto n = static_cast<std::int64_t>(in.size());
     Expected e;
     e.value.resize(in.size());
     const bool exact = c.data == DataKind::integers;
     if (!exact) e.tolerance.resize(in.size());
-    double sum = 0, abs_sum = 0;
-    std::int64_t terms = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        if (section > 0 && static_cast<std::int64_t>(i) % section == 0) sum = abs_sum = 0, terms = 0;
-        sum += in[i];
-        abs_sum += std::fabs(in[i]);
-        ++terms;
-        e.value[i] = sum;
-        if (!exact) e.tolerance[i] = float_sum_tolerance(scan_order_depth(terms), abs_sum);
+    // The scan of in[begin, end) in one sequential pass, from these running sums at `begin`.
+    auto scan_range = [&](std::int64_t begin, std::int64_t end, double sum, double abs_sum) {
+        for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+            const std::int64_t position = section > 0 ? static_cast<std::int64_t>(i) % section : i;  // in its section
+            if (section > 0 && position == 0) sum = abs_sum = 0;
+            sum += in[i];
+            abs_sum += std::fabs(in[i]);
+            e.value[i] = sum;
+            if (!exact) e.tolerance[i] = float_sum_tolerance(scan_order_depth(position + 1), abs_sum);
+        }
+    };
+    if (section > 0) {
+        // Chunks of whole sections: each chunk's pass is the one pass over the array.
+        parallel_for(0, n, section * std::max<std::int64_t>(1, element_grain / section),
+                     [&](std::int64_t begin, std::int64_t end) { scan_range(begin, end, 0, 0); });
+    } else if (running_sums_exact(in)) {
+        // No addition rounds, so each chunk can start from the sums of the chunks before it: the
+        // same values as one pass. Pass 1 sums the chunks, pass 2 scans each from its start.
+        using Sums = std::pair<double, double>;
+        std::vector<Sums> starts =
+            parallel_chunks<Sums>(0, n, element_grain, [&](std::int64_t begin, std::int64_t end) {
+                Sums sums{0, 0};
+                for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+                    sums.first += in[i];
+                    sums.second += std::fabs(in[i]);
+                }
+                return sums;
+            });
+        Sums before{0, 0};
+        for (Sums& start : starts) {
+            const Sums chunk = start;
+            start = before;
+            before.first += chunk.first;
+            before.second += chunk.second;
+        }
+        parallel_for(0, n, element_grain, [&](std::int64_t begin, std::int64_t end) {
+            const Sums& start = starts[static_cast<std::size_t>(begin / element_grain)];
+            scan_range(begin, end, start.first, start.second);
+        });
+    } else {
+        scan_range(0, n, 0, 0);  // the result depends on the order of additions: one pass
     }
     return e;
 }

@@ -5,33 +5,40 @@
 namespace harness {
 namespace {
 
-// Integer-valued scan input whose running sum follows a slow triangle wave between 0 and about
-// 2^21: each value is drawn from [-3, 12] while the sum is below the target and from [-12, 3]
-// while above, so the sum tracks the target within a few units. Block sums are therefore rarely
-// zero (a missing block offset shows), yet no prefix leaves [-12, scan_prefix_bound].
-std::vector<float> scan_integers(std::int64_t n, std::uint64_t seed)
+// Integer-valued scan input whose running sum follows a slow triangle wave between 0 and 2^21:
+// each value is drawn from [-3, 12] while the sum is below the target and from [-12, 3] while
+// above, so the sum tracks the target (within a few hundred: it gains 0.5 a step when it lags).
+// Block sums are therefore rarely zero (a missing block offset shows), yet every prefix stays
+// between about -20 and 2^21 + 300, so any sum of consecutive elements is within
+// scan_prefix_bound. The last element of each period brings the sum back to exactly 0 (a value down to
+// about -150, as the sum lags the falling target): every period starts from 0, so the periods are
+// generated in parallel. Element i takes draw i of the case's stream.
+UninitializedVector<float> scan_integers(std::int64_t n, std::uint64_t seed)
 {
-    constexpr std::int64_t period = std::int64_t{1} << 20;  // target rises 4 per element, then falls
-    constexpr std::int64_t slope = 4;
-    SplitMix64 rng(seed);
-    std::vector<float> values(static_cast<std::size_t>(n));
-    std::int64_t prefix = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        const std::int64_t phase = i % period;
-        const std::int64_t target = slope * (phase < period / 2 ? phase : period - phase);
-        const std::int64_t v = prefix < target ? rng.uniform_int(-3, 12) : rng.uniform_int(-12, 3);
-        prefix += v;
-        values[static_cast<std::size_t>(i)] = static_cast<float>(v);
-    }
+    UninitializedVector<float> values(static_cast<std::size_t>(n));
+    parallel_for(0, n, scan_period, [&](std::int64_t begin, std::int64_t end) {
+        SplitMix64 rng(seed);
+        rng.discard(static_cast<std::uint64_t>(begin));
+        std::int64_t prefix = 0;
+        for (std::int64_t i = begin; i < end; ++i) {
+            const std::int64_t phase = i - begin;  // the chunks are the periods
+            const std::int64_t target = scan_slope * (phase < scan_period / 2 ? phase : scan_period - phase);
+            std::int64_t v = -prefix;
+            if (phase < scan_period - 1) v = prefix < target ? rng.uniform_int(-3, 12) : rng.uniform_int(-12, 3);
+            prefix += v;
+            values[static_cast<std::size_t>(i)] = static_cast<float>(v);
+        }
+    });
     return values;
 }
 
 // Multiples of 2^-20 in [-0.5, 1.5): exact floats, mixed sign, positive mean.
-std::vector<float> scan_fractions(std::int64_t n, std::uint64_t seed)
+UninitializedVector<float> scan_fractions(std::int64_t n, std::uint64_t seed)
 {
-    SplitMix64 rng(seed);
-    std::vector<float> values(static_cast<std::size_t>(n));
-    for (auto& v : values) v = static_cast<float>(rng.uniform_int(-(1 << 19), 3 * (1 << 19) - 1)) / float(1 << 20);
+    UninitializedVector<float> values(static_cast<std::size_t>(n));
+    fill_from_stream(values, seed, 0, 1, [](SplitMix64& rng) {
+        return static_cast<float>(rng.uniform_int(-(1 << 19), 3 * (1 << 19) - 1)) / float(1 << 20);
+    });
     return values;
 }
 

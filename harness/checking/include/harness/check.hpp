@@ -12,14 +12,16 @@
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/parallel.hpp"
 #include "harness/poison.hpp"
 
 namespace harness {
 
 // Expected output and, per element, the largest difference a correct summation order can make.
+// (Gigabytes for the largest cases, filled in parallel: hence vectors that start uninitialized.)
 struct Expected {
-    std::vector<double> value;
-    std::vector<double> tolerance;  // empty where every correct order is exact (integer data)
+    UninitializedVector<double> value;
+    UninitializedVector<double> tolerance;  // empty where every correct order is exact (integer data)
 
     double tolerance_at(std::size_t i) const { return tolerance.empty() ? 0.0 : tolerance[i]; }
 };

@@ -1,5 +1,5 @@
 // Case inputs, generated from the case's seed with our own integer generator (splitmix64), so the
-// same case gives the same bits on every machine and standard library.
+// same case gives the same bits on every machine and standard library, with any number of threads.
 #pragma once
 
 #include <cstdint>
@@ -7,13 +7,16 @@
 
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/parallel.hpp"
 
 namespace harness {
 
+// The input arrays reach a gigabyte and are generated in parallel: vectors whose memory the
+// generating threads touch first (harness/parallel.hpp), not one thread zeroing it beforehand.
 struct CaseInputs {
-    std::vector<float> in_f32;   // scans, convolutions
-    std::vector<double> in_f64;  // reductions
-    std::vector<float> mask;     // convolutions: mask_width (1D) or mask_width^2 (2D) values
+    UninitializedVector<float> in_f32;   // scans, convolutions
+    UninitializedVector<double> in_f64;  // reductions
+    std::vector<float> mask;             // convolutions: mask_width (1D) or mask_width^2 (2D) values
 
     const void* input_data() const;
     std::size_t input_bytes() const;
@@ -30,7 +33,7 @@ public:
     explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
     std::uint64_t next()
     {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+        std::uint64_t z = (state_ += step);
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         return z ^ (z >> 31);
@@ -40,12 +43,31 @@ public:
     {
         return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
     }
+    // Skips `draws` values: the state advances by one constant a draw, so this is one multiply,
+    // and any part of a stream can be generated on its own.
+    void discard(std::uint64_t draws) { state_ += draws * step; }
 
 private:
+    static constexpr std::uint64_t step = 0x9e3779b97f4a7c15ull;
     std::uint64_t state_;
 };
 
-// Fast 64-bit checksum of a buffer (8 bytes a step), to detect a modified input.
+// values[i] = draw(rng) for every i, where rng starts at draw first_draw + i * draws_per_element
+// of the stream of `seed` and `draw` takes exactly draws_per_element values: the same values as
+// one pass over the stream, generated in parallel.
+template <typename Vector, typename Draw>
+void fill_from_stream(Vector& values, std::uint64_t seed, std::uint64_t first_draw, std::uint64_t draws_per_element,
+                      Draw draw)
+{
+    parallel_for(0, static_cast<std::int64_t>(values.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {
+        SplitMix64 rng(seed);
+        rng.discard(first_draw + static_cast<std::uint64_t>(begin) * draws_per_element);
+        for (std::int64_t i = begin; i < end; ++i) values[static_cast<std::size_t>(i)] = draw(rng);
+    });
+}
+
+// Fast 64-bit checksum of a buffer (8 bytes a step), to detect a modified input. Above 1 MiB it is
+// the checksum of the checksums of its 1 MiB blocks, which are computed in parallel.
 std::uint64_t checksum64(const void* data, std::size_t bytes);
 
 }  // namespace harness
