@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 9's benchmarks in one device call: build, the stability tables, `grade bench`, then as many
+# GPU tests as the time left allows (SECONDS_TOTAL, default 560). Everything under $OUT.
+set -uo pipefail
+out=${OUT:-gpu-logs}
+mkdir -p "$out"
+total=${SECONDS_TOTAL:-560}
+start=$(date +%s)
+DEMO=0 CTEST_SECONDS=1 tools/gpu_session.sh '^$' > "$out/build-session.txt" 2>&1
+echo "== build: $(( $(date +%s) - start )) s"; grep -E "error|FAILED" "$out/demo.log" | head -5
+# bubblewrap unpacked from the carried .debs by gpu_session.sh, where the machine has none.
+if ! command -v bwrap > /dev/null && [ -x .debs/root/usr/bin/bwrap ]; then
+  export PATH="$PWD/.debs/root/usr/bin:$PATH" LD_LIBRARY_PATH="$PWD/.debs/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+tools/bench/stability.sh build "$out/stability" "${GRADINGS:-5}" > "$out/stability.md" 2> "$out/stability-times.txt"
+echo "== stability: $(( $(date +%s) - start )) s"; cat "$out/stability-times.txt"
+build/bin/grade bench --output-dir "$out" > "$out/bench-stdout.md" 2> "$out/bench-stderr.txt"
+echo "== grade bench (rc $?): $(( $(date +%s) - start )) s"
+left=$(( total - ($(date +%s) - start) ))
+if [ "$left" -gt 60 ]; then
+  timeout "$left" ctest --test-dir build -j 4 -L gpu -V --timeout 300 ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"} > "$out/ctest.log" 2>&1
+  echo "== ctest (rc $?, $left s allowed)"
+  grep -E "Test +#|tests passed|FAIL" "$out/ctest.log" | sed 's/^ *//' | cut -c1-110
+fi
+echo; cat "$out/stability.md"; echo; cat "$out/bench.md" 2>/dev/null || cat "$out/bench-stderr.txt"
