@@ -241,6 +241,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     if (result.runner_output.size() > 8192)
         result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
 
+    result.grade_again_alone = run.gpu_unusable && options.parallel_exercises > 1;
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";
@@ -351,7 +352,8 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         // The runner, its object and its logs (already in the report) go: nothing a submission
         // left behind stays on the grading machine.
         std::error_code ignored;
-        if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
+        if (!options.keep_work && !results[k].grade_again_alone)
+            fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
     };
     if (workers == 1) {
         for (std::size_t k = 0; k < files.size(); ++k) grade_one(k, progress);
@@ -372,6 +374,26 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             progress << lines[k].str() << std::flush;
         }
         for (auto& thread : threads) thread.join();
+    }
+    // An exercise whose runner could not use the GPU beside the others is graded again on its own,
+    // after them: whatever another exercise's submission left on the GPU is gone by then.
+    if (workers > 1) {
+        GradeOptions alone = options;
+        alone.parallel_exercises = 1;
+        for (std::size_t k = 0; k < files.size(); ++k) {
+            if (!results[k].grade_again_alone) continue;
+            progress << files[k].exercise << ": the runner could not use the GPU beside the other exercises; "
+                     << "grading it again, alone\n";
+            const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
+            const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
+            try {
+                results[k] = grade_exercise(alone, *exercise, files[k], build, report.calibration, progress);
+            } catch (const std::exception& e) {
+                progress << "  the grader could not grade it again: " << e.what() << "\n";
+            }
+            std::error_code ignored;
+            if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
+        }
     }
     for (auto& result : results) {
         report.points += result.points;

@@ -72,6 +72,9 @@ struct ExerciseResult {
     double compile_seconds = 0;
     std::vector<std::string> library_use;  // CUB/Thrust/... found in the source
     std::string runner_output;             // tail of what the student's code printed (never parsed)
+    // Not reported: a runner found the GPU unusable before its first case while other exercises
+    // ran beside it (what one leaves on the GPU can starve another), so it is graded again alone.
+    bool grade_again_alone = false;
     std::vector<CaseResult> cases;
     double correctness_points = 0, speed_points = 0, points = 0, max_points = 0;
     double seconds = 0;

@@ -5,25 +5,36 @@
 namespace harness {
 namespace {
 
+// The running sum at the start of period `period` (0 for the first): 1000 to 1999, never 0, so
+// the sums of the blocks before a period boundary never cancel (a missing offset there shows).
+std::int64_t period_start_sum(std::uint64_t seed, std::int64_t period)
+{
+    if (period == 0) return 0;
+    SplitMix64 rng(seed ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(period)));
+    return 1000 + rng.uniform_int(0, 999);
+}
+
 // Integer-valued scan input whose running sum follows a slow triangle wave between 0 and 2^21:
 // each value is drawn from [-3, 12] while the sum is below the target and from [-12, 3] while
 // above, so the sum tracks the target (within a few hundred: it gains 0.5 a step when it lags).
 // Block sums are therefore rarely zero (a missing block offset shows), yet every prefix stays
-// between about -20 and 2^21 + 300, so any sum of consecutive elements is within
-// scan_prefix_bound. The last element of each period brings the sum back to exactly 0 (a value down to
-// about -150, as the sum lags the falling target): every period starts from 0, so the periods are
-// generated in parallel. Element i takes draw i of the case's stream.
+// between about -20 and 2^21 + 2000, so any sum of consecutive elements is within
+// scan_prefix_bound. The last element of each period brings the sum to the next period's start
+// (period_start_sum: a value up to about +2000), so the periods are generated in parallel.
+// Element i takes draw i of the case's stream.
 UninitializedVector<float> scan_integers(std::int64_t n, std::uint64_t seed)
 {
     UninitializedVector<float> values(static_cast<std::size_t>(n));
     parallel_for(0, n, scan_period, [&](std::int64_t begin, std::int64_t end) {
         SplitMix64 rng(seed);
         rng.discard(static_cast<std::uint64_t>(begin));
-        std::int64_t prefix = 0;
+        const std::int64_t period = begin / scan_period;  // the chunks are the periods
+        std::int64_t prefix = period_start_sum(seed, period);
+        const std::int64_t next_start = period_start_sum(seed, period + 1);
         for (std::int64_t i = begin; i < end; ++i) {
-            const std::int64_t phase = i - begin;  // the chunks are the periods
+            const std::int64_t phase = i - begin;
             const std::int64_t target = scan_slope * (phase < scan_period / 2 ? phase : scan_period - phase);
-            std::int64_t v = -prefix;
+            std::int64_t v = next_start - prefix;
             if (phase < scan_period - 1) v = prefix < target ? rng.uniform_int(-3, 12) : rng.uniform_int(-12, 3);
             prefix += v;
             values[static_cast<std::size_t>(i)] = static_cast<float>(v);

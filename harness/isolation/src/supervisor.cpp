@@ -270,6 +270,7 @@ private:
             return;
         }
         const bool gpu = ended.why == Ended::Why::cuda_error;
+        run_.gpu_unusable = gpu;
         run_.startup_failure =
             gpu ? "the runner could not use the GPU: " + ended.error.value("message", std::string("a CUDA error"))
             : ended.why == Ended::Why::timed_out ? "the runner did not start within the time limit"

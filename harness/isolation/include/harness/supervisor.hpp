@@ -53,6 +53,7 @@ struct CaseRun {
 struct ExerciseRun {
     bool launcher_found = true;
     std::string startup_failure;  // set when a runner could not start
+    bool gpu_unusable = false;    // ...because of a CUDA error before its first case
     int processes = 0;            // runners started
     double seconds = 0;
 };
