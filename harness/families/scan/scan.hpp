@@ -14,13 +14,18 @@
 
 namespace harness {
 
-// Integer scan data stays this close to zero in every prefix: any sum of consecutive elements,
-// which is all a correct scan order ever forms, is below 2^24 in magnitude and so exact in float.
-constexpr double scan_prefix_bound = 2'200'000;
-// The wave the prefixes of integer scan data follow: up by scan_slope an element for half a
-// period, down for the other half, from 0 back to 0 at the end of each period.
+// Integer scan data: a random walk of values from [-12, 12] whose running sum is pushed back up
+// (values from [0, 12]) whenever it falls below scan_prefix_floor. Every sum a correct kernel
+// forms, in any order, must be exact in float (below 2^24 in magnitude): sums of consecutive
+// elements are differences of prefixes, which stay within scan_prefix_bound, and sums of
+// scattered elements (a thread's strided loads, a tree over them) are sums of mean-zero values,
+// a few hundred thousand at most even at 2^28 elements. A slope or wave in the data would add up
+// across periods in such sums and break that (a reduce-then-scan exceeded 2^24 on one).
+constexpr std::int64_t scan_prefix_floor = 1000;
+constexpr double scan_prefix_bound = 200'000;
+// The walk restarts in each period from a prefix drawn from [1000, 15000), so that the periods are
+// generated in parallel; the last element of a period brings the sum to the next one's start.
 constexpr std::int64_t scan_period = std::int64_t{1} << 20;
-constexpr std::int64_t scan_slope = 4;
 
 // The deepest combining tree we accept for a sum of `terms` float values in a scan: any order at
 // all within one 2048-element section (sequential included), plus a tree over the sections.

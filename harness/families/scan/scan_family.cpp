@@ -5,23 +5,19 @@
 namespace harness {
 namespace {
 
-// The running sum at the start of period `period` (0 for the first): 1000 to 1999, never 0, so
-// the sums of the blocks before a period boundary never cancel (a missing offset there shows).
+// The running sum at the start of period `period`: 0 for the first, else 1000 to 14999, never 0,
+// so the sums of the blocks before a period boundary never cancel (a missing offset there shows).
 std::int64_t period_start_sum(std::uint64_t seed, std::int64_t period)
 {
     if (period == 0) return 0;
     SplitMix64 rng(seed ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(period)));
-    return 1000 + rng.uniform_int(0, 999);
+    return scan_prefix_floor + rng.uniform_int(0, 13'999);
 }
 
-// Integer-valued scan input whose running sum follows a slow triangle wave between 0 and 2^21:
-// each value is drawn from [-3, 12] while the sum is below the target and from [-12, 3] while
-// above, so the sum tracks the target (within a few hundred: it gains 0.5 a step when it lags).
-// Block sums are therefore rarely zero (a missing block offset shows), yet every prefix stays
-// between about -20 and 2^21 + 2000, so any sum of consecutive elements is within
-// scan_prefix_bound. The last element of each period brings the sum to the next period's start
-// (period_start_sum: a value up to about +2000), so the periods are generated in parallel.
-// Element i takes draw i of the case's stream.
+// Integer-valued scan input (scan.hpp): a walk of values from [-12, 12], from [0, 12] while the
+// running sum is below scan_prefix_floor. After the first few hundred elements every prefix is at
+// least 988, so every block offset is far from zero (a missing one shows), and a block of
+// 2048 sums to zero only about once in a thousand. Element i takes draw i of the case's stream.
 UninitializedVector<float> scan_integers(std::int64_t n, std::uint64_t seed)
 {
     UninitializedVector<float> values(static_cast<std::size_t>(n));
@@ -32,10 +28,9 @@ UninitializedVector<float> scan_integers(std::int64_t n, std::uint64_t seed)
         std::int64_t prefix = period_start_sum(seed, period);
         const std::int64_t next_start = period_start_sum(seed, period + 1);
         for (std::int64_t i = begin; i < end; ++i) {
-            const std::int64_t phase = i - begin;
-            const std::int64_t target = scan_slope * (phase < scan_period / 2 ? phase : scan_period - phase);
             std::int64_t v = next_start - prefix;
-            if (phase < scan_period - 1) v = prefix < target ? rng.uniform_int(-3, 12) : rng.uniform_int(-12, 3);
+            if (i - begin < scan_period - 1)
+                v = prefix < scan_prefix_floor ? rng.uniform_int(0, 12) : rng.uniform_int(-12, 12);
             prefix += v;
             values[static_cast<std::size_t>(i)] = static_cast<float>(v);
         }
