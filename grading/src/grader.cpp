@@ -241,7 +241,11 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     if (result.runner_output.size() > 8192)
         result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
 
-    result.grade_again_alone = run.gpu_unusable && options.parallel_exercises > 1;
+    // What went wrong beside other exercises (a runner that could not start or use the GPU, a
+    // reference runner that failed, as when another exercise's runner took the GPU's memory or the
+    // process limit) is tried once more with the GPU and the machine to itself.
+    result.grade_again_alone =
+        (run.machine_failure || (reference && !reference->failure().empty())) && options.parallel_exercises > 1;
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";
@@ -375,15 +379,16 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         }
         for (auto& thread : threads) thread.join();
     }
-    // An exercise whose runner could not use the GPU beside the others is graded again on its own,
-    // after them: whatever another exercise's submission left on the GPU is gone by then.
+    // An exercise whose runner or reference runner could not start or use the GPU beside the others
+    // is graded again on its own, after them: whatever another exercise's submission left on the
+    // GPU or the machine (memory taken, processes forked) is gone by then.
     if (workers > 1) {
         GradeOptions alone = options;
         alone.parallel_exercises = 1;
         for (std::size_t k = 0; k < files.size(); ++k) {
             if (!results[k].grade_again_alone) continue;
-            progress << files[k].exercise << ": the runner could not use the GPU beside the other exercises; "
-                     << "grading it again, alone\n";
+            progress << files[k].exercise << ": a runner could not start or use the GPU beside the other "
+                     << "exercises; grading it again, alone\n";
             const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
             const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
             try {

@@ -15,7 +15,8 @@
 #       FAKE_LINK_ERROR                   the link fails like a duplicate definition
 #   link:    nvcc <flags> -o RUNNER RUNNER_OBJECT SUBMISSION_OBJECT
 #     copies fake_runner to RUNNER with a trailer "FAKE_RUNNER_BEHAVIOUR=<behaviour>;" that
-#     fake_behaviour() (fake_behaviour.cpp) reads back from /proc/self/exe.
+#     fake_behaviour() (fake_behaviour.cpp) reads back from /proc/self/exe; the behaviour
+#     "unstartable" copies fake_runner_unstartable instead, which no exec can start.
 # and the two questions grade's preflight asks: --version (answered) and --list-gpu-code (no sm_NN
 # named, so that any --arch is taken: the fake runners run on the CPU).
 set -u
@@ -45,7 +46,9 @@ if [ "$compile" = no ]; then
   fi
   behaviour=$(grep -a -o 'FAKE_RUNNER_BEHAVIOUR=[^;]*;' "$last_object" | head -n 1 | sed 's/^FAKE_RUNNER_BEHAVIOUR=//; s/;$//')
   [ -n "$behaviour" ] || behaviour=correct
-  cp "$root/bin/fake_runner" "$out" || exit 1
+  runner=fake_runner
+  [ "$behaviour" = unstartable ] && runner=fake_runner_unstartable
+  cp "$root/bin/$runner" "$out" || exit 1
   printf '\nFAKE_RUNNER_BEHAVIOUR=%s;\n' "$behaviour" >> "$out"
   chmod 755 "$out"
   exit 0

@@ -168,6 +168,24 @@ TEST_CASE("a compile error, a CUDA error and a crash each cost only their own ca
     CHECK(count_status(exercise(crash, "scan_kogge_stone"), "pass") == 22);
 }
 
+TEST_CASE("a runner that cannot be started is graded again alone, and its cases are not run rather than crashed")
+{
+    // Without the sandbox, so that the grader's own exec of the runner is what fails (in the
+    // sandbox, bubblewrap would start and fail in its place).
+    const GradeRun run =
+        grade_fake("unstartable", {{"scan_kogge_stone", "// FAKE_RUNNER: unstartable"}, {"scan_brent_kung", ""}},
+                   {"--no-sandbox", "--parallel", "2"});
+    CHECK(run.output.find("scan_kogge_stone: a runner could not start or use the GPU beside the other exercises; "
+                          "grading it again, alone") != std::string::npos);
+    const json& failed = exercise(run, "scan_kogge_stone");
+    CHECK(failed.at("points") == 0);
+    CHECK(failed.at("message").get<std::string>().find("the runner could not be started") != std::string::npos);
+    CHECK(count_status(failed, "not_run") == static_cast<int>(failed.at("cases").size()));
+    CHECK(count_status(failed, "crashed") == 0);
+    const json& other = exercise(run, "scan_brent_kung");
+    CHECK(count_status(other, "pass") == static_cast<int>(other.at("cases").size()));
+}
+
 TEST_CASE("printing a fake score sets nothing; a missing launcher is named")
 {
     const GradeRun run = grade_fake(

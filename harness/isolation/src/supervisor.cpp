@@ -252,9 +252,9 @@ private:
         settle_current();
     }
 
-    // No case could run in this process: a CUDA error before the first case means the GPU is
-    // unusable (not the submission's fault); anything else before hello is the submission's (its
-    // static initializers run first).
+    // No case could run in this process: a process that could not be started, or a CUDA error
+    // before the first case, is the machine's state (not the submission's fault); anything else
+    // before hello is the submission's (its static initializers run first).
     void startup_failed(const Ended& ended, const ExitStatus& status)
     {
         if (ended.why == Ended::Why::timed_out && deadline_ >= budget_end_) {
@@ -270,9 +270,11 @@ private:
             return;
         }
         const bool gpu = ended.why == Ended::Why::cuda_error;
-        run_.gpu_unusable = gpu;
+        const bool not_started = status.kind == ExitStatus::Kind::failed_to_start;
+        run_.machine_failure = gpu || not_started;
         run_.startup_failure =
             gpu ? "the runner could not use the GPU: " + ended.error.value("message", std::string("a CUDA error"))
+            : not_started                        ? "the runner could not be started (" + status.describe() + ")"
             : ended.why == Ended::Why::timed_out ? "the runner did not start within the time limit"
             : ended.why == Ended::Why::violation ? "the grader's private channel received " + ended.what +
                                                        " before the first case: submitted code must not write to it"
@@ -280,7 +282,7 @@ private:
         while (!pending_.empty()) {
             CaseRun failed;
             failed.index = pending_.front().index;
-            failed.outcome = gpu                                  ? CaseRun::Outcome::not_run
+            failed.outcome = run_.machine_failure                 ? CaseRun::Outcome::not_run
                              : ended.why == Ended::Why::timed_out ? CaseRun::Outcome::timeout
                              : ended.why == Ended::Why::violation ? CaseRun::Outcome::protocol_error
                                                                   : CaseRun::Outcome::crashed;

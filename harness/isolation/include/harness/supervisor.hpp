@@ -41,7 +41,7 @@ struct CaseRun {
     enum class Outcome { output, cuda_error, exception, crashed, timeout, protocol_error, not_run };
     int index = -1;
     Outcome outcome = Outcome::not_run;
-    std::optional<Message> output;                    // case_output
+    std::optional<Message> output;  // case_output
     // Speed cases: the batch of repetitions, and a second one when the request's retime_if asked
     // for it or other processes used the GPU during the first.
     std::vector<TimedBatch> batches;
@@ -53,8 +53,10 @@ struct CaseRun {
 struct ExerciseRun {
     bool launcher_found = true;
     std::string startup_failure;  // set when a runner could not start
-    bool gpu_unusable = false;    // ...because of a CUDA error before its first case
-    int processes = 0;            // runners started
+    // ...because of the machine, not the submission: the process could not be started at all (a
+    // process limit another exercise's runner used up) or hit a CUDA error before its first case.
+    bool machine_failure = false;
+    int processes = 0;  // runners started
     double seconds = 0;
 };
 
