@@ -101,11 +101,18 @@ int run_grade(grading::GradeCommand command)
     }
     // Timed cases of every grading on this machine take turns on the GPU (harness/gpu_lock.hpp).
     std::optional<harness::GpuLock> gpu_lock;
+    // The grader's checking waits while any grading on this GPU times repetitions.
+    std::optional<harness::QuietWhileTimed> checking_gate;
+    struct ClearGate {
+        ~ClearGate() { harness::set_chunk_gate(nullptr); }
+    } clear_gate_before_the_lock_goes;
     if (problems.empty()) {
         const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
         try {
             gpu_lock.emplace(harness::gpu_lock_path(command.gpu_lock_dir, gpu.uuid.empty() ? gpu.name : gpu.uuid));
             command.options.gpu_lock = &*gpu_lock;
+            checking_gate.emplace(*gpu_lock);
+            harness::set_chunk_gate(&*checking_gate);
         } catch (const std::exception& e) {
             problems.push_back(std::string(e.what()) +
                                "\n  (pass --gpu-lock-dir with a directory that every grading on this machine can use)");
@@ -138,7 +145,7 @@ int run_grade(grading::GradeCommand command)
         const grading::GradeReport report = grading::grade(command.options, progress);
         grading::write_file_atomically(command.output, grading::to_json(report).dump(2) + "\n");
         grading::FormatRequests formats = command.formats;
-        formats.rubric = command.options.rubric;   // the split of each exercise's points, as scored
+        formats.rubric = command.options.rubric;  // the split of each exercise's points, as scored
         grading::write_requested_formats(report, formats);
         grading::print_summary_table(report, std::cout, colour);
         progress << "results written to " << command.output << "\n";

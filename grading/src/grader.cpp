@@ -122,13 +122,20 @@ ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vect
     ReferenceAlone alone;
     for (const auto& c : cases) {
         if (!c.timed) continue;
-        harness::GpuLock::Hold gpu;
-        if (options.gpu_lock) gpu = options.gpu_lock->hold(true);
+        harness::GpuLock::Hold gpu, quiet;
+        if (options.gpu_lock) {
+            gpu = options.gpu_lock->hold(true);
+            quiet = options.gpu_lock->quiet();
+        }
         try {
             reference.begin_case(c.index, c.n);
-            alone[c.index] = harness::run_batch(
-                nullptr, &reference, options.limits.timing,
-                [&](const harness::TimedBatch& batch) { return detail::medians_settled(batch, options.target_rse); });
+            auto settled = [&](const harness::TimedBatch& batch) {
+                return detail::medians_settled(batch, options.target_rse);
+            };
+            harness::TimingPlan unheld = options.limits.timing;
+            unheld.hold_us = 0;
+            alone[c.index].held = harness::run_batch(nullptr, &reference, options.limits.timing, settled);
+            alone[c.index].unheld = harness::run_batch(nullptr, &reference, unheld, settled);
         } catch (const harness::ReferenceFailure&) {
             break;  // reference.failure() says why; the turns beside the submission will not run either
         }

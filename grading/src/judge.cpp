@@ -151,6 +151,7 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     t.warmups = static_cast<int>(batch.student.size()) - t.reps;
     t.rounds = batch.rounds;
     t.capped = batch.capped;
+    t.held = batch.held;
     t.batches = static_cast<int>(run.batches.size());
     t.other_processes = batch.other_processes;
     t.student_ms = t.student.median;
@@ -169,6 +170,11 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     if (!t.other_processes.empty())
         notes.push_back("other processes used the GPU during both batches (" + t.other_processes +
                         "): the times may be slower than on a quiet GPU");
+    if (!batch.held && harness::launcher_waits_for_gpu(batch.student))
+        notes.push_back(
+            "the launcher waits for the GPU (a synchronous copy such as cudaMemcpyToSymbol, or "
+            "cudaDeviceSynchronize): it and the reference were timed with the CPU's launch latency "
+            "included; the Async calls on the default stream avoid it");
     if (t.capped)
         notes.push_back("the repetition cap ended the timing before the medians were known to 1% (student " +
                         harness::format_value(100 * t.student.median_rse) + "%)");
@@ -222,7 +228,9 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
             for (const auto& batch : run.batches)
                 all_reps.insert(all_reps.end(), batch.student.begin(), batch.student.end());
             const auto anchor = alone.find(c.index);
-            const harness::TimedBatch* reference_alone = anchor == alone.end() ? nullptr : &anchor->second;
+            const harness::TimedBatch* reference_alone = nullptr;
+            if (anchor != alone.end() && !run.batches.empty())
+                reference_alone = counted_batch(run).held ? &anchor->second.held : &anchor->second.unheld;
             const Allowance allowance =
                 run.batches.empty() ? Allowance{} : allowance_from(counted_batch(run).reference);
             const int wrong = first_wrong_repetition(exercise, c, inputs, all_reps, allowance, verified);

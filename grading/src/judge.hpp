@@ -16,8 +16,12 @@ namespace grading::detail {
 
 // The reference timed alone on each speed case, by case index, before the submission's runner
 // started: the anchor its paired turns are held to (a submission cannot slow the reference down
-// beside it to look faster).
-using ReferenceAlone = std::map<int, harness::TimedBatch>;
+// beside it to look faster). Timed both ways a batch beside the submission may go: with the
+// stream held, and without (a launcher that waits for the GPU, harness/paired_timing.hpp).
+struct AnchorBatches {
+    harness::TimedBatch held, unheld;
+};
+using ReferenceAlone = std::map<int, AnchorBatches>;
 
 // The case's identity and the command that reruns it, before any verdict.
 CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,

@@ -35,6 +35,7 @@ nlohmann::json timing_json(const TimingResult& t)
             {"reference", summary_json(t.reference)},
             {"rounds", t.rounds},
             {"capped", t.capped},
+            {"held", t.held},
             {"other_processes", t.other_processes},
             {"launch_overhead_allowance_ms", t.launch_overhead_allowance_ms},
             {"cpu_ms", t.cpu_ms},

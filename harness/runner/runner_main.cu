@@ -39,9 +39,34 @@
 namespace harness::runner {
 namespace {
 
-// One case's device buffers, poisoned and filled.
+// Sets of buffers a speed case's repetitions take turns over (timed_runs.hpp).
+constexpr int timed_placements = 4;
+
+// Page-locked host memory: a convolution's mask lives here, so that the launcher's copy of it to
+// constant memory is a DMA on the stream, never a staging copy through the driver's own buffers,
+// whose host-side cost moves with the machine's load (and with it the timed launch).
+struct PinnedFloats {
+    struct Free {
+        void operator()(float* p) const { cudaFreeHost(p); }
+    };
+    std::unique_ptr<float, Free> data;
+};
+
+PinnedFloats pinned_copy(const std::vector<float>& values)
+{
+    PinnedFloats pinned;
+    if (values.empty()) return pinned;
+    float* p = nullptr;
+    CUDA_CHECK(cudaMallocHost(&p, values.size() * sizeof(float)));
+    pinned.data.reset(p);
+    std::memcpy(p, values.data(), values.size() * sizeof(float));
+    return pinned;
+}
+
+// One case's device buffers, poisoned and filled, and its mask (host memory, page-locked).
 struct CaseBuffers {
     std::unique_ptr<GuardedBuffer> in, out, scratch;
+    PinnedFloats mask;
     LauncherArgs args;
 };
 
@@ -62,7 +87,8 @@ CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& i
     a.in = buffers.in->data();
     a.out = buffers.out->data();
     a.scratch = buffers.scratch ? buffers.scratch->data() : nullptr;
-    a.mask = inputs.mask.empty() ? nullptr : inputs.mask.data();
+    buffers.mask = pinned_copy(inputs.mask);
+    a.mask = buffers.mask.data.get();
     a.n = static_cast<int>(c.n);
     a.height = c.height;
     a.width = c.width;
@@ -140,7 +166,7 @@ std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffe
 // What the runner keeps between the commands of one case.
 struct CurrentCase {
     const Case* c = nullptr;
-    CaseInputs inputs;  // kept: the launcher's mask pointer is into it
+    CaseInputs inputs;
     CaseBuffers buffers;
     std::unique_ptr<TimedRuns> timed;  // made at the first prepare
 };
@@ -178,18 +204,21 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             if (!current.timed) {
                 cudaDeviceProp props{};
                 CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
-                current.timed = std::make_unique<TimedRuns>(*current.buffers.in, *current.buffers.out, f64,
-                                                            static_cast<std::size_t>(props.l2CacheSize));
+                current.timed = std::make_unique<TimedRuns>(
+                    *current.buffers.in, *current.buffers.out, current.buffers.scratch.get(), current.buffers.args, f64,
+                    static_cast<std::size_t>(props.l2CacheSize), timed_placements);
             }
             current.timed->prepare(command.meta.at("key").get<std::uint64_t>());
             channel.send(MessageType::prepared, nlohmann::json::object());
             return true;
         }
-        case MessageType::launch:
+        case MessageType::launch: {
             if (!current.timed) throw std::logic_error("launch before prepare");
+            const auto launched = current.timed->launch(exercise.name, command.meta.at("hold_us").get<double>());
             channel.send(MessageType::launched,
-                         {{"event_ms", current.timed->launch(exercise.name, current.buffers.args)}});
+                         {{"event_ms", launched.event_ms}, {"hold_ran_out", launched.hold_ran_out}});
             return true;
+        }
         case MessageType::checksum:
             if (!current.timed) throw std::logic_error("checksum before prepare");
             channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});

@@ -1,6 +1,7 @@
 #include "timed_runs.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "harness/cuda_check.hpp"
 #include "harness/poison.hpp"
@@ -37,21 +38,61 @@ __global__ void sum_checksum_terms(const T* out, std::size_t n, unsigned long lo
     if ((threadIdx.x & 31) == 0) atomicAdd(sum, partial);
 }
 
+// Holds the stream until the runner writes flags[0] (the launcher call is queued behind this
+// kernel) or `limit_ns` of the GPU's global timer passed; flags[1] = 1 says the limit ended it.
+__global__ void hold_stream(volatile unsigned* flags, unsigned long long limit_ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        if (flags[0] != 0) return;
+        __nanosleep(200);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < limit_ns);
+    flags[1] = 1;
+    __threadfence_system();
+}
+
 }  // namespace
 
-TimedRuns::TimedRuns(GuardedBuffer& in, GuardedBuffer& out, bool f64, std::size_t l2_bytes)
-    : in_(in),
-      out_(out),
-      f64_(f64),
+TimedRuns::TimedRuns(GuardedBuffer& in, GuardedBuffer& out, GuardedBuffer* scratch, const LauncherArgs& args, bool f64,
+                     std::size_t l2_bytes, int placements)
+    : f64_(f64),
       elements_(in.data_bytes() / (f64 ? 8 : 4)),
       flush_bytes_(std::max<std::size_t>(2 * l2_bytes, std::size_t(64) << 20))
 {
     CUDA_CHECK(cudaMalloc(&original_, in.data_bytes()));
     CUDA_CHECK(cudaMemcpy(original_, in.data(), in.data_bytes(), cudaMemcpyDeviceToDevice));
+    const std::size_t element = f64 ? 8 : 4;
+    placements_.resize(static_cast<std::size_t>(std::max(placements, 1)));
+    for (std::size_t k = 0; k < placements_.size(); ++k) {
+        Placement& p = placements_[k];
+        p.args = args;
+        if (k == 0) {
+            p.in = &in;
+            p.out = &out;
+            continue;
+        }
+        // Allocated one after another, so each set lands elsewhere in device memory.
+        p.owned_in = std::make_unique<GuardedBuffer>(in.data_bytes() / element, element);
+        p.owned_out = std::make_unique<GuardedBuffer>(out.data_bytes() / element, element);
+        p.in = p.owned_in.get();
+        p.out = p.owned_out.get();
+        p.args.in = p.in->data();
+        p.args.out = p.out->data();
+        if (scratch != nullptr) {
+            p.owned_scratch = std::make_unique<GuardedBuffer>(scratch->data_bytes() / element, element);
+            p.owned_scratch->fill(f64 ? scratch_f64 : scratch_f32);
+            p.args.scratch = p.owned_scratch->data();
+        }
+    }
     CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
     CUDA_CHECK(cudaMalloc(&sum_, sizeof *sum_));
     CUDA_CHECK(cudaEventCreate(&start_));
     CUDA_CHECK(cudaEventCreate(&stop_));
+    void* flags = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&flags, 2 * sizeof(unsigned), cudaHostAllocMapped));
+    hold_flags_ = static_cast<volatile unsigned*>(flags);
 }
 
 TimedRuns::~TimedRuns()
@@ -61,43 +102,60 @@ TimedRuns::~TimedRuns()
     cudaFree(sum_);
     cudaFree(flush_);
     cudaFree(original_);
+    cudaFreeHost(const_cast<unsigned*>(hold_flags_));
 }
 
 void TimedRuns::prepare(std::uint64_t key)
 {
+    current_ = (current_ + 1) % placements_.size();
+    const Placement& p = placements_[current_];
     const int blocks = blocks_for(elements_);
     if (f64_)
-        make_variant<<<blocks, threads>>>(static_cast<const double*>(original_), static_cast<double*>(in_.data()),
+        make_variant<<<blocks, threads>>>(static_cast<const double*>(original_), static_cast<double*>(p.in->data()),
                                           elements_, key);
     else
-        make_variant<<<blocks, threads>>>(static_cast<const float*>(original_), static_cast<float*>(in_.data()),
+        make_variant<<<blocks, threads>>>(static_cast<const float*>(original_), static_cast<float*>(p.in->data()),
                                           elements_, key);
     CUDA_CHECK(cudaGetLastError());
-    out_.fill(f64_ ? unwritten_f64 : unwritten_f32);
+    p.out->fill(f64_ ? unwritten_f64 : unwritten_f32);
     CUDA_CHECK(cudaMemsetAsync(flush_, static_cast<int>(++flushes_ & 0xff), flush_bytes_));
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-float TimedRuns::launch(const std::string& exercise, const LauncherArgs& args)
+TimedRuns::Launch TimedRuns::launch(const std::string& exercise, double hold_us)
 {
+    const bool hold = hold_us > 0;
+    if (hold) {
+        hold_flags_[0] = 0;
+        hold_flags_[1] = 0;
+        // Mapped host memory: with unified addressing its host address is valid on the device.
+        hold_stream<<<1, 1>>>(hold_flags_, static_cast<unsigned long long>(hold_us * 1000));
+        CUDA_CHECK(cudaGetLastError());
+    }
     CUDA_CHECK(cudaEventRecord(start_));
-    call_launcher(exercise, args);
+    call_launcher(exercise, placements_[current_].args);
     CUDA_CHECK(cudaEventRecord(stop_));
+    if (hold) {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        hold_flags_[0] = 1;  // everything is queued: let the GPU go
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaGetLastError());
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
+    Launch result;
+    CUDA_CHECK(cudaEventElapsedTime(&result.event_ms, start_, stop_));
+    result.hold_ran_out = hold && hold_flags_[1] != 0;
+    return result;
 }
 
 std::uint64_t TimedRuns::checksum()
 {
-    const std::size_t n = out_.data_bytes() / (f64_ ? 8 : 4);
+    const GuardedBuffer& out = *placements_[current_].out;
+    const std::size_t n = out.data_bytes() / (f64_ ? 8 : 4);
     CUDA_CHECK(cudaMemset(sum_, 0, sizeof *sum_));
     if (f64_)
-        sum_checksum_terms<<<blocks_for(n), threads>>>(static_cast<const double*>(out_.data()), n, sum_);
+        sum_checksum_terms<<<blocks_for(n), threads>>>(static_cast<const double*>(out.data()), n, sum_);
     else
-        sum_checksum_terms<<<blocks_for(n), threads>>>(static_cast<const float*>(out_.data()), n, sum_);
+        sum_checksum_terms<<<blocks_for(n), threads>>>(static_cast<const float*>(out.data()), n, sum_);
     CUDA_CHECK(cudaGetLastError());
     unsigned long long sum = 0;
     CUDA_CHECK(cudaMemcpy(&sum, sum_, sizeof sum, cudaMemcpyDeviceToHost));

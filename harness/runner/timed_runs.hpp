@@ -1,10 +1,24 @@
 // The runner's side of a timed repetition, in the three steps the grader asks for and times on its
 // own clock: prepare (the input variant of a key, a poisoned output, a flushed L2), launch (one
 // launcher call between two CUDA events), checksum (of the output that call left).
+//
+// The launch can hold the stream: a one-thread kernel spins before the start event until the
+// runner has queued the whole launcher call behind it (or a time limit passes). The events then
+// time the GPU's work alone, not how fast this process's CPU submits it, which differs from one
+// process to the next by microseconds, as much as a tenth of a 40-microsecond kernel. A launcher
+// that waits for the GPU itself (a synchronous copy, cudaDeviceSynchronize) cannot be queued: the
+// hold then runs out, and says so.
+//
+// Repetitions take turns over several placements of the case's buffers in device memory (the
+// case's own and `placements - 1` more sets of the same sizes). How a streaming kernel's input and
+// output fall on the memory's channels and the L2's slices moves its time by several per cent
+// from one allocation to the next; a median over several placements does not hang on one of them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -15,20 +29,32 @@ namespace harness::runner {
 
 class TimedRuns {
 public:
-    // `in` and `out` are the case's buffers; the case's original input is kept aside here.
-    TimedRuns(GuardedBuffer& in, GuardedBuffer& out, bool f64, std::size_t l2_bytes);
+    // The case's buffers (scratch may be null) and its launcher arguments, which point into them.
+    TimedRuns(GuardedBuffer& in, GuardedBuffer& out, GuardedBuffer* scratch, const LauncherArgs& args, bool f64,
+              std::size_t l2_bytes, int placements);
     ~TimedRuns();
     TimedRuns(const TimedRuns&) = delete;
     TimedRuns& operator=(const TimedRuns&) = delete;
 
+    // Moves on to the next placement and prepares it.
     void prepare(std::uint64_t key);
-    // Milliseconds between the events around the launcher call.
-    float launch(const std::string& exercise, const LauncherArgs& args);
+    struct Launch {
+        float event_ms = 0;         // between the events around the launcher call
+        bool hold_ran_out = false;  // the stream was held and the time limit ended the hold
+    };
+    // `hold_us` > 0: hold the stream for the launcher call, for at most that many microseconds.
+    Launch launch(const std::string& exercise, double hold_us);
     std::uint64_t checksum();
 
 private:
-    GuardedBuffer& in_;
-    GuardedBuffer& out_;
+    struct Placement {
+        std::unique_ptr<GuardedBuffer> owned_in, owned_out, owned_scratch;  // null for the case's own
+        GuardedBuffer* in = nullptr;
+        GuardedBuffer* out = nullptr;
+        LauncherArgs args;
+    };
+    std::vector<Placement> placements_;
+    std::size_t current_ = 0;
     bool f64_;
     std::size_t elements_, flush_bytes_;
     void* original_ = nullptr;  // the case's input, device copy
@@ -36,6 +62,9 @@ private:
     unsigned long long* sum_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     unsigned flushes_ = 0;
+    // Page-locked, mapped: the hold's release (written by this process) and whether it ran out
+    // (written by the GPU).
+    volatile unsigned* hold_flags_ = nullptr;
 };
 
 }  // namespace harness::runner

@@ -9,9 +9,9 @@
 // fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream (its
 // events report 20 ms of a 200 ms launch, as work on another stream would) | too_fast (reports a
 // time no memory allows) | cached_replay (answers every timed repetition with the output of the
-// case's own input) | forged_timing (sends a second `launched`, as submitted code writing to the
-// channel would) | garbage_meta | escape (forks a grandchild named grader_escapee that calls
-// setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
+// case's own input) | waits_for_gpu (says each held launch ran the hold out) | forged_timing (sends a second
+// `launched`, as submitted code writing to the channel would) | garbage_meta | escape (forks a grandchild named
+// grader_escapee that calls setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
 // skips_most (on four calls in five, answers fast with the first output it computed: a kernel that
 // skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) |
 // disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something else had held the
@@ -181,8 +181,11 @@ int main(int argc, char** argv)
                 const double ms =
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
                 const double reported = behaviour == "too_fast" ? 1e-4 : disturbed ? 20.0 : ms;
-                channel.send(MessageType::launched, {{"event_ms", reported}});
-                if (behaviour == "forged_timing") channel.send(MessageType::launched, {{"event_ms", 1e-3}});
+                // A launcher that waits for the GPU runs out every hold of the stream.
+                const bool ran_out = behaviour == "waits_for_gpu" && command.meta.at("hold_us").get<double>() > 0;
+                channel.send(MessageType::launched, {{"event_ms", reported}, {"hold_ran_out", ran_out}});
+                if (behaviour == "forged_timing")
+                    channel.send(MessageType::launched, {{"event_ms", 1e-3}, {"hold_ran_out", false}});
                 break;
             }
             case MessageType::checksum:

@@ -219,6 +219,24 @@ TEST_CASE("work hidden from the timing events is timed on the grader's clock")
     CHECK(run.results.at("calibration").at("copy_gb_s") == 10.0);
 }
 
+TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed without the hold, and told why")
+{
+    const GradeRun held = grade_fake("held", {{"scan_kogge_stone", ""}},
+                                     {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const json& h = exercise(held, "scan_kogge_stone").at("cases").at(0);
+    REQUIRE(h.at("status") == "pass");
+    CHECK(h.at("timing").at("held") == true);
+    CHECK(h.at("timing").at("note").get<std::string>().find("waits for the GPU") == std::string::npos);
+
+    const GradeRun waits = grade_fake("waits_for_gpu", {{"scan_kogge_stone", "// FAKE_RUNNER: waits_for_gpu"}},
+                                      {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const json& w = exercise(waits, "scan_kogge_stone").at("cases").at(0);
+    REQUIRE(w.at("status") == "pass");
+    CHECK(w.at("timing").at("held") == false);
+    CHECK(w.at("timing").at("note").get<std::string>().find("the launcher waits for the GPU") != std::string::npos);
+    CHECK(w.at("timing").at("reference_ms").get<double>() > 0);
+}
+
 TEST_CASE("a batch the grader's clock disagrees with is timed again, and the better batch counts")
 {
     const GradeRun run = grade_fake("disturbed_once", {{"scan_kogge_stone", "// FAKE_RUNNER: disturbed_once"}},

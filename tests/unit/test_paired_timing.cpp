@@ -2,6 +2,7 @@
 // (grading/sample_statistics.hpp, grading/timing_model.hpp): with scripted runners, no GPU.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
@@ -26,15 +27,18 @@ struct ScriptedSide : TimingSide {
         : name(std::move(name)), event_ms(event_ms), jitter(jitter), log(log)
     {
     }
-    TimedRep repetition(std::uint64_t key, bool warmup) override
+    TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override
     {
         if (fail_after >= 0 && calls >= fail_after) throw harness::ReferenceFailure("scripted failure");
         ++calls;
         keys.push_back(key);
         log.push_back(name);
+        holds.push_back(hold_us);
         TimedRep rep;
         rep.key = key;
         rep.warmup = warmup;
+        rep.held = hold_us > 0;
+        rep.hold_ran_out = rep.held && waits_for_gpu;
         rep.event_ms = event_ms * (1 + jitter * std::sin(1.7 * calls));
         rep.launch_ms = rep.event_ms + 0.02;
         rep.prepare_ms = rep.checksum_ms = 0.05;
@@ -44,7 +48,9 @@ struct ScriptedSide : TimingSide {
     double event_ms, jitter;
     std::vector<std::string>& log;
     std::vector<std::uint64_t> keys;
+    std::vector<double> holds;  // each repetition's hold_us
     int calls = 0, fail_after = -1;
+    bool waits_for_gpu = false;  // a launcher that synchronizes: every hold runs out
 };
 
 int timed(const std::vector<TimedRep>& reps)
@@ -179,4 +185,50 @@ TEST_CASE("the reference's time beside the submission counts unless it is over 3
     CHECK(counted_reference_ms(1.10, 1.0) == 1.0);         // slowed beside the submission: alone counts
     CHECK(counted_reference_ms(0.0115, 0.010) == 0.0115);  // within 2 us on a tiny kernel
     CHECK(counted_reference_ms(1.10, 0.0) == 1.10);        // no time alone
+}
+
+TEST_CASE("launches hold the stream on both sides, unless the submission's launcher waits for the GPU")
+{
+    std::vector<std::string> log;
+    ScriptedSide student("S", 0.05, 0.01, log), reference("R", 0.05, 0.01, log);
+    TimingPlan p = plan(20, 40);
+    p.hold_us = 5000;
+    const TimedBatch held = harness::run_batch(&student, &reference, p, nullptr);
+    CHECK(held.held);
+    for (double h : student.holds) CHECK(h == 5000);
+    for (double h : reference.holds) CHECK(h == 5000);
+
+    // A launcher that synchronizes runs every hold out in its warm-ups: from then on neither side holds.
+    ScriptedSide waiting("S", 0.05, 0.01, log), reference2("R", 0.05, 0.01, log);
+    waiting.waits_for_gpu = true;
+    const TimedBatch unheld = harness::run_batch(&waiting, &reference2, p, nullptr);
+    CHECK_FALSE(unheld.held);
+    std::size_t held_student = 0;
+    for (const auto& rep : unheld.student) held_student += rep.held;
+    CHECK(held_student == 2);  // the two warm-ups only
+    CHECK(held_student == static_cast<std::size_t>(std::count(waiting.holds.begin(), waiting.holds.end(), 5000.0)));
+    for (double h : reference2.holds) CHECK(h == 0);
+
+    // The reference alone holds as the plan says; a plan without a hold never holds.
+    ScriptedSide alone("R", 0.05, 0.01, log);
+    CHECK(harness::run_batch(nullptr, &alone, p, nullptr).held);
+    p.hold_us = 0;
+    ScriptedSide never("R", 0.05, 0.01, log);
+    CHECK_FALSE(harness::run_batch(nullptr, &never, p, nullptr).held);
+    for (double h : never.holds) CHECK(h == 0);
+}
+
+TEST_CASE("a launcher waits for the GPU when most of its held warm-ups ran the hold out")
+{
+    auto reps = [](int held, int ran_out) {
+        std::vector<TimedRep> r(static_cast<std::size_t>(held));
+        for (int k = 0; k < held; ++k) r[static_cast<std::size_t>(k)].held = true;
+        for (int k = 0; k < ran_out; ++k) r[static_cast<std::size_t>(k)].hold_ran_out = true;
+        return r;
+    };
+    CHECK_FALSE(harness::launcher_waits_for_gpu({}));
+    CHECK_FALSE(harness::launcher_waits_for_gpu(reps(4, 1)));  // one slow moment of the machine
+    CHECK(harness::launcher_waits_for_gpu(reps(4, 2)));
+    CHECK(harness::launcher_waits_for_gpu(reps(3, 3)));
+    CHECK_FALSE(harness::launcher_waits_for_gpu(std::vector<TimedRep>(3)));  // nothing held
 }

@@ -182,3 +182,37 @@ TEST_CASE("checksum64 of a large buffer: the same on any number of threads, and 
     CHECK(checksum64(swapped.data(), swapped.size()) != one);
     CHECK(checksum64(buffer.data(), buffer.size() - 1) != one);
 }
+
+TEST_CASE("every chunk waits on the chunk gate first, on the thread that runs it")
+{
+    struct CountingGate : ChunkGate {
+        mutable std::atomic<int> waits{0};
+        mutable std::atomic<bool> open{true};
+        void wait() const override
+        {
+            ++waits;
+            while (!open) std::this_thread::yield();
+        }
+    } gate;
+    set_chunk_gate(&gate);
+    struct Clear {
+        ~Clear() { set_chunk_gate(nullptr); }
+    } clear;
+
+    std::atomic<int> chunks{0};
+    parallel_for(0, 100, 10, [&](std::int64_t, std::int64_t) { ++chunks; });
+    CHECK(chunks == 10);
+    CHECK(gate.waits == 10);
+
+    // A closed gate holds every chunk back until it opens.
+    gate.waits = 0;
+    chunks = 0;
+    gate.open = false;
+    std::thread worker([&] { parallel_for(0, 40, 10, [&](std::int64_t, std::int64_t) { ++chunks; }); });
+    while (gate.waits == 0) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(chunks == 0);
+    gate.open = true;
+    worker.join();
+    CHECK(chunks == 4);
+}

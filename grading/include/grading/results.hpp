@@ -15,7 +15,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 4;
+constexpr int results_schema_version = 5;
 
 // A speed case's time. The student's figures are the grader's accepted times
 // (grading/src/timing_model.hpp): CUDA events where the grader's own clock confirms them.
@@ -33,14 +33,15 @@ struct TimingResult {
     double speedup_vs_cpu = 0;
     double bandwidth_gb_s = 0;  // minimum bytes the exercise must move / student_ms
     double reference_bandwidth_gb_s = 0;
-    double fraction_of_copy = 0;  // bandwidth_gb_s / the grader's measured copy bandwidth
+    double fraction_of_copy = 0;       // bandwidth_gb_s / the grader's measured copy bandwidth
     SampleSummary student, reference;  // of the accepted times: count, median, minimum, spread, rse
     int reps = 0, warmups = 0;
-    int rounds = 0;         // turns each side took
-    bool capped = false;    // the repetition or time cap ended the batch before the medians settled
-    int batches = 0;        // 2 when the grader's clock disagreed with the first batch, or it had company
+    int rounds = 0;               // turns each side took
+    bool capped = false;          // the repetition or time cap ended the batch before the medians settled
+    bool held = false;            // launches held the stream (harness/paired_timing.hpp): GPU work alone timed
+    int batches = 0;              // 2 when the grader's clock disagreed with the first batch, or it had company
     std::string other_processes;  // processes of no grading on the GPU during the counted batch
-    int verified_reps = 0;  // repetitions whose output the grader checked, picked afterwards
+    int verified_reps = 0;        // repetitions whose output the grader checked, picked afterwards
     std::vector<double> student_samples_ms, reference_samples_ms;  // accepted times, in order
     std::string note;  // why a number is missing or was not taken as reported
 };

@@ -16,6 +16,7 @@ namespace {
 constexpr int max_threads = 16;
 
 std::atomic<int> thread_limit{0};
+std::atomic<const ChunkGate*> chunk_gate{nullptr};
 
 // True on a thread while it runs chunks: a parallel_for inside a chunk stays on that thread
 // instead of starting threads of its own.
@@ -44,12 +45,20 @@ void set_thread_limit(int threads)
     thread_limit.store(std::max(threads, 0));
 }
 
+void set_chunk_gate(const ChunkGate* gate)
+{
+    chunk_gate.store(gate);
+}
+
 void parallel_for(std::int64_t begin, std::int64_t end, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& fn)
 {
     grain = std::max<std::int64_t>(grain, 1);
     const std::int64_t chunks = chunk_count(begin, end, grain);
-    auto run_chunk = [&](std::int64_t k) { fn(begin + k * grain, std::min(end, begin + (k + 1) * grain)); };
+    auto run_chunk = [&](std::int64_t k) {
+        if (const ChunkGate* gate = chunk_gate.load()) gate->wait();
+        fn(begin + k * grain, std::min(end, begin + (k + 1) * grain));
+    };
     const std::int64_t threads = inside_chunk ? 1 : std::min<std::int64_t>(parallel_threads(), chunks);
     if (threads <= 1) {
         for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);

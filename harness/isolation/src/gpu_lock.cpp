@@ -37,10 +37,41 @@ void take(int fd, int operation, const std::string& path)
 
 }  // namespace
 
-GpuLock::GpuLock(const std::string& path) : path_(path), queue_path_(path + ".queue")
+GpuLock::GpuLock(const std::string& path) : path_(path), queue_path_(path + ".queue"), quiet_path_(path + ".quiet")
 {
     ::close(open_lock_file(path_, true));
     ::close(open_lock_file(queue_path_, true));
+    quiet_fd_ = open_lock_file(quiet_path_, true);
+}
+
+GpuLock::~GpuLock()
+{
+    if (quiet_fd_ >= 0) ::close(quiet_fd_);
+}
+
+GpuLock::Hold GpuLock::quiet() const
+{
+    const auto started = std::chrono::steady_clock::now();
+    Hold held;
+    held.fd_ = open_lock_file(quiet_path_, false);  // its own open file: it excludes quiet_fd_'s waits
+    try {
+        take(held.fd_, LOCK_EX, quiet_path_);
+    } catch (...) {
+        ::close(held.fd_);
+        held.fd_ = -1;
+        throw;
+    }
+    held.waited = std::chrono::steady_clock::now() - started;
+    return held;
+}
+
+void GpuLock::wait_while_quiet() const
+{
+    // A shared lock is granted only while no quiet() is held; it is dropped at once. Threads share
+    // the one open file: one thread's unlock may end another's shared hold early, which is harmless,
+    // as holding it was never the point, only getting it.
+    take(quiet_fd_, LOCK_SH, quiet_path_);
+    ::flock(quiet_fd_, LOCK_UN);
 }
 
 GpuLock::Hold GpuLock::hold(bool exclusive) const

@@ -27,16 +27,18 @@ int timed_count(const std::vector<TimedRep>& reps)
 }  // namespace
 
 TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::json&)>& send,
-                         const std::function<Message(MessageType)>& expect, std::uint64_t key, bool warmup)
+                         const std::function<Message(MessageType)>& expect, std::uint64_t key, bool warmup,
+                         double hold_us)
 {
     TimedRep rep;
     rep.warmup = warmup;
     rep.key = key;
+    rep.held = hold_us > 0;
     const auto t0 = Clock::now();
     send(MessageType::prepare, {{"key", key}});
     expect(MessageType::prepared);
     const auto t1 = Clock::now();
-    send(MessageType::launch, nlohmann::json::object());
+    send(MessageType::launch, {{"hold_us", hold_us}});
     const Message launched = expect(MessageType::launched);
     const auto t2 = Clock::now();
     send(MessageType::checksum, nlohmann::json::object());
@@ -49,7 +51,18 @@ TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::j
     // caller; here it only has to be read.
     rep.event_ms = launched.meta.at("event_ms").get<double>();
     rep.checksum = checksummed.meta.at("checksum").get<std::uint64_t>();
+    rep.hold_ran_out = rep.held && launched.meta.at("hold_ran_out").get<bool>();
     return rep;
+}
+
+bool launcher_waits_for_gpu(const std::vector<TimedRep>& warmups)
+{
+    std::size_t held = 0, ran_out = 0;
+    for (const auto& rep : warmups) {
+        held += rep.held;
+        ran_out += rep.hold_ran_out;
+    }
+    return held > 0 && 2 * ran_out >= held;
 }
 
 TimedBatch run_batch(TimingSide* student, TimingSide* reference, const TimingPlan& plan,
@@ -62,26 +75,28 @@ TimedBatch run_batch(TimingSide* student, TimingSide* reference, const TimingPla
     const int min_reps = std::min(std::max(1, plan.min_reps), max_reps);
 
     // A side's turn of repetitions on the given keys; the reference's failure ends its part only.
-    auto turn = [&](TimingSide* side, std::vector<TimedRep>& reps, const std::vector<std::uint64_t>& keys,
-                    bool warmup) {
+    auto turn = [&](TimingSide* side, std::vector<TimedRep>& reps, const std::vector<std::uint64_t>& keys, bool warmup,
+                    double hold_us) {
         if (side == nullptr) return;
         if (side == reference) {
             try {
-                for (auto key : keys) reps.push_back(side->repetition(key, warmup));
+                for (auto key : keys) reps.push_back(side->repetition(key, warmup, hold_us));
             } catch (const ReferenceFailure& failure) {
                 batch.reference_failure = failure.what();
                 reference = nullptr;
             }
             return;
         }
-        for (auto key : keys) reps.push_back(side->repetition(key, warmup));
+        for (auto key : keys) reps.push_back(side->repetition(key, warmup, hold_us));
     };
 
     std::uniform_int_distribution<int> warmups(plan.warmup_min, std::max(plan.warmup_min, plan.warmup_max));
     std::vector<std::uint64_t> keys(static_cast<std::size_t>(warmups(random)));
     for (auto& key : keys) key = draw_key(random);
-    turn(student, batch.student, keys, true);
-    turn(reference, batch.reference, keys, true);
+    turn(student, batch.student, keys, true, plan.hold_us);
+    batch.held = plan.hold_us > 0 && (student == nullptr || !launcher_waits_for_gpu(batch.student));
+    const double hold_us = batch.held ? plan.hold_us : 0;
+    turn(reference, batch.reference, keys, true, hold_us);
 
     for (;;) {
         const int done = timed_count(student != nullptr ? batch.student : batch.reference);
@@ -89,11 +104,11 @@ TimedBatch run_batch(TimingSide* student, TimingSide* reference, const TimingPla
         for (auto& key : keys) key = draw_key(random);
         // A B, then B A: a drift within the batch is charged to both sides alike.
         if (batch.rounds % 2 == 0) {
-            turn(student, batch.student, keys, false);
-            turn(reference, batch.reference, keys, false);
+            turn(student, batch.student, keys, false, hold_us);
+            turn(reference, batch.reference, keys, false, hold_us);
         } else {
-            turn(reference, batch.reference, keys, false);
-            turn(student, batch.student, keys, false);
+            turn(reference, batch.reference, keys, false, hold_us);
+            turn(student, batch.student, keys, false, hold_us);
         }
         ++batch.rounds;
         const int count = done + static_cast<int>(keys.size());
@@ -190,13 +205,13 @@ void ReferenceRunner::begin_case(int index, std::int64_t elements)
     current_case_ = index;
 }
 
-TimedRep ReferenceRunner::repetition(std::uint64_t key, bool warmup)
+TimedRep ReferenceRunner::repetition(std::uint64_t key, bool warmup, double hold_us)
 {
     if (!failure_.empty() || !child_) throw ReferenceFailure(failure_.empty() ? "no case begun" : failure_);
     deadline_ = Clock::now() + command_limit_;
     try {
         return time_repetition([this](MessageType type, const nlohmann::json& meta) { send(type, meta); },
-                               [this](MessageType type) { return expect(type); }, key, warmup);
+                               [this](MessageType type) { return expect(type); }, key, warmup, hold_us);
     } catch (const ReferenceFailure&) {
         throw;
     } catch (const std::exception& e) {

@@ -90,12 +90,12 @@ private:
             : conversation_(conversation), commands_(commands), answers_(answers)
         {
         }
-        TimedRep repetition(std::uint64_t key, bool warmup) override
+        TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override
         {
             try {
                 return time_repetition(
                     [&](MessageType type, const nlohmann::json& meta) { send(commands_, type, meta); },
-                    [&](MessageType type) { return conversation_.expect(answers_, type); }, key, warmup);
+                    [&](MessageType type) { return conversation_.expect(answers_, type); }, key, warmup, hold_us);
             } catch (const nlohmann::json::exception&) {
                 throw Ended{Ended::Why::violation, "an answer without a valid time or checksum", {}};
             }
@@ -115,7 +115,7 @@ private:
             : conversation_(conversation), reference_(reference)
         {
         }
-        TimedRep repetition(std::uint64_t key, bool warmup) override
+        TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override
         {
             const auto started = Clock::now();
             struct Extend {
@@ -123,7 +123,7 @@ private:
                 Clock::time_point started;
                 ~Extend() { c.extend(Clock::now() - started); }
             } extend{conversation_, started};
-            return reference_.repetition(key, warmup);
+            return reference_.repetition(key, warmup, hold_us);
         }
 
     private:
@@ -155,6 +155,8 @@ private:
         }
         auto one_batch = [&] {
             const std::string before = request_.gpu_intruders ? request_.gpu_intruders() : std::string();
+            // Every grading's checking waits while the batch runs (harness/gpu_lock.hpp).
+            const GpuLock::Hold quiet = request_.gpu_lock ? request_.gpu_lock->quiet() : GpuLock::Hold{};
             TimedBatch batch = run_batch(&student, reference ? &*reference : nullptr, limits_.timing, request_.settled);
             if (batch.reference_failure.empty()) batch.reference_failure = reference_failure;
             if (!batch.reference_failure.empty()) reference.reset();

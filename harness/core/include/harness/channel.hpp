@@ -30,13 +30,13 @@ enum class MessageType : std::uint32_t {
     exception = 6,     // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
     done = 7,          // answers quit: {}
     prepared = 8,      // answers prepare: {}
-    launched = 9,      // answers launch: {event_ms}
+    launched = 9,      // answers launch: {event_ms, hold_ran_out}
     checksummed = 10,  // answers checksum: {checksum}
     calibration = 11,  // answers calibrate (reference runner only): device facts, copy bandwidth
     // grader -> runner
     run_case = 20,   // {case}: generate the case's input, run the launcher, send the output
     prepare = 21,    // {key}: make the input variant of `key`, poison the output, flush the L2
-    launch = 22,     // {}: one timed launcher call on the prepared variant
+    launch = 22,     // {hold_us}: one timed launcher call on the prepared variant (timed_runs.hpp)
     checksum = 23,   // {}: checksum of the output the last launch left
     quit = 24,       // {}
     calibrate = 25,  // {}: measure the device (reference runner only)

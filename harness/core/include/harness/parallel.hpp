@@ -23,9 +23,20 @@ int parallel_threads();
 // For tests: use exactly this many threads from now on (0: back to the machine's count).
 void set_thread_limit(int threads);
 
+// What every chunk of every parallel_for in this process waits on before it starts, on the thread
+// that runs it. The grader's gate holds its checking back while a speed case is timed, so that the
+// runners' launches and the grader's clock have the cores to themselves (harness/gpu_lock.hpp).
+class ChunkGate {
+public:
+    virtual ~ChunkGate() = default;
+    virtual void wait() const = 0;
+};
+// Null: no gate. The gate must outlive every parallel_for that may still call it.
+void set_chunk_gate(const ChunkGate* gate);
+
 // Calls fn(chunk_begin, chunk_end) once for each chunk of [begin, end) (a grain below 1 counts as
-// 1) and returns when all have returned. If one throws, chunks not yet begun are skipped and the
-// exception is rethrown here. A range of one chunk runs on the calling thread, and so does a
+// 1), each after the chunk gate let it start, and returns when all have returned. If one throws, chunks not yet begun
+// are skipped and the exception is rethrown here. A range of one chunk runs on the calling thread, and so does a
 // parallel_for inside a chunk that runs beside others; threads that cannot be started (a
 // sandbox's process limit) leave their share to the others, the calling thread included.
 void parallel_for(std::int64_t begin, std::int64_t end, std::int64_t grain,

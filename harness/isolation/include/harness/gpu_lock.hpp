@@ -8,16 +8,24 @@
 // (the sandbox hides the grader's /tmp), and a lock dies with the process that held it, so a
 // killed grader never leaves the GPU locked. What a lock cannot stop, work a submission starts on
 // the GPU outside its cases, is the business of the timing checks (grading/timing_model.hpp).
+//
+// The CPU matters too: a launch takes a few microseconds of host time and the kernels timed here
+// tens, so a grader checking other cases on every core meanwhile (caches thrashed, clocks lowered)
+// moves the times by several per cent from one grading to the next. A batch of timed repetitions
+// therefore also holds the lock's quiet file exclusively, and every grading's checking (parallel_for's
+// chunks, through QuietWhileTimed) waits for it before its next chunk.
 #pragma once
 
 #include <chrono>
 #include <string>
 
+#include "harness/parallel.hpp"
+
 namespace harness {
 
 class GpuLock {
 public:
-    // Opens the lock file at `path` and its queue, `path`.queue, creating them (readable by every
+    // Opens the lock file at `path`, its queue `path`.queue and `path`.quiet, creating them (readable by every
     // user) where they are missing. Throws std::runtime_error when it cannot.
     explicit GpuLock(const std::string& path);
 
@@ -37,11 +45,31 @@ public:
 
     // Blocks until the lock is held: exclusively for a timed case, shared otherwise.
     Hold hold(bool exclusive) const;
+    // Held by a batch of timed repetitions (inside its timed case's exclusive hold): checking waits.
+    Hold quiet() const;
+    // Returns once no batch of any grading on this GPU holds quiet().
+    void wait_while_quiet() const;
     const std::string& path() const { return path_; }
+
+    GpuLock(const GpuLock&) = delete;
+    GpuLock& operator=(const GpuLock&) = delete;
+    ~GpuLock();
 
 private:
     std::string path_;
     std::string queue_path_;  // <path>.queue: where holds line up, so a timed case is never overtaken
+    std::string quiet_path_;  // <path>.quiet: held exclusively while repetitions are timed
+    int quiet_fd_ = -1;       // shared by the checking threads, which take it shared only to wait
+};
+
+// The grader's chunk gate: its checking pauses while any grading on the GPU times repetitions.
+class QuietWhileTimed : public ChunkGate {
+public:
+    explicit QuietWhileTimed(const GpuLock& lock) : lock_(lock) {}
+    void wait() const override { lock_.wait_while_quiet(); }
+
+private:
+    const GpuLock& lock_;
 };
 
 // The lock file of a GPU: <directory>/pmpp-grader-gpu-<key>.lock, the key being the GPU's UUID

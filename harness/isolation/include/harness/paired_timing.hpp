@@ -6,6 +6,11 @@
 //
 // Every repetition is three round trips that the grader times on its own clock: prepare (input
 // variant, poisoned output, flushed L2), launch (the launcher between two CUDA events), checksum.
+//
+// A launch holds the stream (harness/runner/timed_runs.hpp): the launcher call is queued behind a
+// spinning kernel, so the events time the GPU's work and not how fast each process submits it. A
+// launcher that waits for the GPU itself runs the hold out; when the submission's warm-ups do, the
+// whole batch, both sides, goes without the hold, so that the two are timed alike.
 // The reference runner is the grader's own program; it never runs inside a submission's process.
 #pragma once
 
@@ -33,12 +38,15 @@ struct TimedRep {
     double event_ms = 0;
     std::uint64_t checksum = 0;
     bool warmup = false;
+    bool held = false;          // the launch held the stream
+    bool hold_ran_out = false;  // ...and its time limit, not the runner, ended the hold (runner's word)
 };
 
 // One batch of a speed case: both sides' repetitions, warm-ups first, in the order they ran.
 struct TimedBatch {
     std::vector<TimedRep> student, reference;
     int rounds = 0;                 // turns of each side
+    bool held = false;              // its timed repetitions held the stream (both sides)
     bool capped = false;            // stopped by the repetition or time cap, not by the rule
     std::string reference_failure;  // why the reference's turns stopped, when they did
     std::string other_processes;    // processes of no grading's seen on the GPU during the batch
@@ -50,13 +58,18 @@ struct TimingPlan {
     int turn_reps = 10;                    // timed repetitions per turn
     int min_reps = 20, max_reps = 300;     // timed repetitions per side
     std::chrono::milliseconds cap{8'000};  // the whole batch, both sides
+    double hold_us = 5'000;                // the hold's time limit; 0: launches never hold the stream
 };
+
+// Whether most of these warm-ups ran the hold out: the launcher waits for the GPU itself.
+bool launcher_waits_for_gpu(const std::vector<TimedRep>& warmups);
 
 // A runner that times one repetition on a given input variant (throws when it cannot).
 class TimingSide {
 public:
     virtual ~TimingSide() = default;
-    virtual TimedRep repetition(std::uint64_t key, bool warmup) = 0;
+    // `hold_us`: the launch holds the stream for at most that long (0: it does not).
+    virtual TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) = 0;
 };
 
 // What the reference runner throws when it cannot go on: the batch goes on without it.
@@ -67,12 +80,15 @@ struct ReferenceFailure : std::runtime_error {
 // Runs one batch. `student` or `reference` may be null (the reference timed alone, or a
 // submission with no reference). `settled` is asked after each round once both sides have
 // min_reps timed repetitions; null means settled then. Errors of the student's side propagate.
+// The student's warm-ups hold the stream (plan.hold_us); the rest of the batch does too unless
+// they ran the hold out (launcher_waits_for_gpu).
 TimedBatch run_batch(TimingSide* student, TimingSide* reference, const TimingPlan& plan,
                      const std::function<bool(const TimedBatch&)>& settled);
 
 // The three timed round trips of one repetition over any runner's channel.
 TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::json&)>& send,
-                         const std::function<Message(MessageType)>& expect, std::uint64_t key, bool warmup);
+                         const std::function<Message(MessageType)>& expect, std::uint64_t key, bool warmup,
+                         double hold_us);
 
 // The grader's reference runner for one exercise, kept running beside the submission's: it runs a
 // speed case once (its output is not needed) and then times repetitions of it on request.
@@ -87,7 +103,7 @@ public:
 
     // Makes case `index` (of `elements` elements) the one repetitions run on. Throws ReferenceFailure.
     void begin_case(int index, std::int64_t elements);
-    TimedRep repetition(std::uint64_t key, bool warmup) override;
+    TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override;
     // Set once the runner failed: later calls throw at once.
     const std::string& failure() const { return failure_; }
 
