@@ -22,4 +22,12 @@ if [ "$left" -gt 60 ]; then
   echo "== ctest (rc $?, $left s allowed)"
   grep -E "Test +#|tests passed|FAIL" "$out/ctest.log" | sed 's/^ *//' | cut -c1-110
 fi
-echo; cat "$out/stability.md"; echo; cat "$out/bench.md" 2>/dev/null || cat "$out/bench-stderr.txt"
+# The device tool brings back a few files only: all but the tables go back as one archive.
+{ lscpu | grep -E "^(Model name|Socket|NUMA|CPU\(s\))"; nvidia-smi topo -m; } > "$out/topology.txt" 2>&1
+cat "$out/topology.txt"
+archive=$(mktemp --suffix=.tgz)
+(cd "$out" && tar czf "$archive" --ignore-failed-read --exclude='work-*' --exclude=stability.md \
+  --exclude=bench.md --exclude=bench.json . && \
+  find . -mindepth 1 -maxdepth 1 ! -name stability.md ! -name bench.md ! -name bench.json -exec rm -rf {} + && \
+  mv "$archive" results.tgz)
+echo; cat "$out/stability.md"; echo; cat "$out/bench.md" 2>/dev/null || echo "no bench.md"
