@@ -345,7 +345,11 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::mutex finishing;
     std::condition_variable one_finished;
     std::atomic<std::size_t> next{0};
+    auto since_start = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
     auto grade_one = [&](std::size_t k, std::ostream& out) {
+        const double began = since_start();
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
         const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
@@ -360,6 +364,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             out << "  " << failed.message << "\n";
             results[k] = failed;
         }
+        results[k].started_seconds = began;
         // The runner, its object and its logs (already in the report) go: nothing a submission
         // left behind stays on the grading machine.
         std::error_code ignored;
@@ -399,7 +404,9 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
             const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
             try {
+                const double began = since_start();
                 results[k] = grade_exercise(alone, *exercise, files[k], build, report.calibration, progress);
+                results[k].started_seconds = began;
             } catch (const std::exception& e) {
                 progress << "  the grader could not grade it again: " << e.what() << "\n";
             }

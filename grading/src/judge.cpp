@@ -212,6 +212,7 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
            CaseResult& r)
 {
     r.seconds = run.seconds;
+    r.gpu_wait_seconds = run.gpu_wait_seconds;
     switch (run.outcome) {
         case CaseRun::Outcome::output: {
             const harness::CaseInputs inputs = harness::make_inputs(exercise, c);

@@ -64,6 +64,7 @@ nlohmann::json case_json(const CaseResult& c)
                         {"status", c.status},
                         {"seconds", c.seconds},
                         {"check_seconds", c.check_seconds},
+                        {"gpu_wait_seconds", c.gpu_wait_seconds},
                         {"summary", c.summary},
                         {"findings", c.findings},
                         {"detail", c.detail},
@@ -102,6 +103,7 @@ nlohmann::json to_json(const GradeReport& report)
                              {"library_use", e.library_use},
                              {"runner_output", e.runner_output},
                              {"seconds", e.seconds},
+                             {"started_seconds", e.started_seconds},
                              {"cases", cases}});
     }
     return {{"schema_version", results_schema_version},

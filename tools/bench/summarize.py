@@ -49,17 +49,19 @@ def stability(paths):
 def walltime(path):
     r = json.load(open(path))
     print(f"{r['submission']} on {r['device']}: {r['seconds']:.1f} s in all\n")
-    print("| exercise | seconds | compile s | cases s (sum) | checks s (sum) | speed case s | status |")
-    print("|---|---|---|---|---|---|---|")
+    print("| exercise | starts at s | seconds | compile s | cases s (sum) | GPU lock waits s (sum) "
+          "| checks s (sum) | speed case s | status |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for e in r["exercises"]:
         cases = sum(c["seconds"] for c in e["cases"])
+        waits = sum(c.get("gpu_wait_seconds", 0) for c in e["cases"])
         checks = sum(c["check_seconds"] for c in e["cases"])
         speed = sum(c["seconds"] for c in e["cases"] if c.get("timing"))
-        print(f"| {e['name']} | {e['seconds']:.2f} | {e['compile_seconds']:.2f} | {cases:.2f} | {checks:.2f} "
-              f"| {speed:.2f} | {e['status']} |")
+        print(f"| {e['name']} | {e.get('started_seconds', 0):.2f} | {e['seconds']:.2f} | {e['compile_seconds']:.2f} "
+              f"| {cases:.2f} | {waits:.2f} | {checks:.2f} | {speed:.2f} | {e['status']} |")
     compile_max = max((e["compile_seconds"] for e in r["exercises"]), default=0)
-    print(f"\ncompiles run in parallel (longest {compile_max:.1f} s); exercises run side by side, so the "
-          f"exercise seconds overlap; checks run beside the GPU work")
+    print(f"\ncompiles run in parallel before the first exercise starts (longest {compile_max:.1f} s); exercises "
+          f"run side by side, so their seconds overlap; checks run beside the GPU work")
 
 
 if __name__ == "__main__":

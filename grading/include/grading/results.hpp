@@ -55,8 +55,9 @@ struct CaseResult {
     std::uint64_t seed = 0;
     bool timed = false;
     CaseStatus status = CaseStatus::not_run;
-    double seconds = 0;        // waited on the runner: case_begin to case_end, as the grader saw it
-    double check_seconds = 0;  // spent in the grader: inputs and golden results again, the check
+    double seconds = 0;           // waited on the runner: case_begin to case_end, as the grader saw it
+    double check_seconds = 0;     // spent in the grader: inputs and golden results again, the check
+    double gpu_wait_seconds = 0;  // before the case: waiting for the GPU lock (other speed cases)
     std::string summary;
     std::vector<std::string> findings;
     nlohmann::json detail = nlohmann::json::object();
@@ -73,12 +74,13 @@ struct ExerciseResult {
     double compile_seconds = 0;
     std::vector<std::string> library_use;  // CUB/Thrust/... found in the source
     std::string runner_output;             // tail of what the student's code printed (never parsed)
-    // Not reported: a runner found the GPU unusable before its first case while other exercises
-    // ran beside it (what one leaves on the GPU can starve another), so it is graded again alone.
+    // Not reported: a runner or the reference runner could not start or use the GPU while other
+    // exercises ran beside it (what one leaves behind can starve another): graded again alone.
     bool grade_again_alone = false;
     std::vector<CaseResult> cases;
     double correctness_points = 0, speed_points = 0, points = 0, max_points = 0;
     double seconds = 0;
+    double started_seconds = 0;  // when its grading began, counted from the start of the whole run
 };
 
 struct GradeReport {

@@ -63,6 +63,7 @@ private:
         }
         current_ = CaseRun{};
         current_->index = c.index;
+        current_->gpu_wait_seconds = std::chrono::duration<double>(gpu_.waited).count();
         case_started_ = Clock::now();
         auto limit = limits_.case_limit + std::chrono::milliseconds(static_cast<long long>(
                                               limits_.case_ns_per_element * static_cast<double>(c.elements) / 1e6));

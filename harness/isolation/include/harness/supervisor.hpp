@@ -48,6 +48,7 @@ struct CaseRun {
     bool timing_incomplete = false;                   // the output arrived, the repetitions did not all finish
     nlohmann::json error = nlohmann::json::object();  // cuda_error or exception meta, or {"reason": ...}
     double seconds = 0;                               // the whole case, as the grader saw it
+    double gpu_wait_seconds = 0;                      // before it, waiting for the GPU lock
 };
 
 struct ExerciseRun {
