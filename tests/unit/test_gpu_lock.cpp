@@ -166,3 +166,13 @@ TEST_CASE("checking waits while a batch holds the quiet file, and goes on at onc
     checking_again.join();
     CHECK(through.load());
 }
+
+TEST_CASE("checking waits for a batch at most so long: a grading stopped mid-batch does not stop the others")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("quiet_limit").string(), "GPU-test"));
+    const GpuLock::Hold stuck = lock.quiet();  // never dropped while the wait runs
+    const auto started = std::chrono::steady_clock::now();
+    lock.wait_while_quiet(std::chrono::milliseconds(200));
+    CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(200));
+    CHECK(GpuLock::max_quiet_wait >= std::chrono::seconds(16));  // two batches at their cap
+}

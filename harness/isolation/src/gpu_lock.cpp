@@ -1,9 +1,11 @@
 #include "harness/gpu_lock.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -65,13 +67,20 @@ GpuLock::Hold GpuLock::quiet() const
     return held;
 }
 
-void GpuLock::wait_while_quiet() const
+void GpuLock::wait_while_quiet(std::chrono::milliseconds limit) const
 {
     // A shared lock is granted only while no quiet() is held; it is dropped at once. Threads share
     // the one open file: one thread's unlock may end another's shared hold early, which is harmless,
-    // as holding it was never the point, only getting it.
-    take(quiet_fd_, LOCK_SH, quiet_path_);
-    ::flock(quiet_fd_, LOCK_UN);
+    // as holding it was never the point, only getting it. Polled, so that the wait has a limit.
+    const auto give_up = std::chrono::steady_clock::now() + limit;
+    for (auto pause = std::chrono::microseconds(50);; pause = std::min(2 * pause, std::chrono::microseconds(2000))) {
+        if (::flock(quiet_fd_, LOCK_SH | LOCK_NB) == 0) {
+            ::flock(quiet_fd_, LOCK_UN);
+            return;
+        }
+        if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() >= give_up) return;
+        std::this_thread::sleep_for(pause);
+    }
 }
 
 GpuLock::Hold GpuLock::hold(bool exclusive) const

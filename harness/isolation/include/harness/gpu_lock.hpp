@@ -47,8 +47,12 @@ public:
     Hold hold(bool exclusive) const;
     // Held by a batch of timed repetitions (inside its timed case's exclusive hold): checking waits.
     Hold quiet() const;
-    // Returns once no batch of any grading on this GPU holds quiet().
-    void wait_while_quiet() const;
+    // Returns once no batch of any grading on this GPU holds quiet(), or after `limit` at most: a
+    // grading stopped in the middle of a batch (or any process holding the file) slows checking
+    // down, never stops it.
+    void wait_while_quiet(std::chrono::milliseconds limit = max_quiet_wait) const;
+    // Longer than two batches at their 8-second cap.
+    static constexpr std::chrono::milliseconds max_quiet_wait{30'000};
     const std::string& path() const { return path_; }
 
     GpuLock(const GpuLock&) = delete;
