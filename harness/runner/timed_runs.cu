@@ -75,6 +75,9 @@ TimedRuns::TimedRuns(GuardedBuffer& in, GuardedBuffer& out, GuardedBuffer* scrat
         }
         // Allocated one after another, so each set lands elsewhere in device memory.
         p.owned_in = std::make_unique<GuardedBuffer>(in.data_bytes() / element, element);
+        // Guard zones as the case's own input has them: a kernel that reads past the input meets
+        // the same poison on every placement (prepare writes the data between them).
+        p.owned_in->fill(f64 ? input_guard_f64 : input_guard_f32);
         p.owned_out = std::make_unique<GuardedBuffer>(out.data_bytes() / element, element);
         p.in = p.owned_in.get();
         p.out = p.owned_out.get();
