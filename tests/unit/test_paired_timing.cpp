@@ -38,9 +38,10 @@ struct ScriptedSide : TimingSide {
         rep.key = key;
         rep.warmup = warmup;
         rep.held = hold_us > 0;
-        rep.hold_ran_out = rep.held && waits_for_gpu;
+        rep.hold_limit_ms = hold_us / 1000;
+        rep.hold_ran_out = rep.held && (waits_for_gpu || claims_waits);
         rep.event_ms = event_ms * (1 + jitter * std::sin(1.7 * calls));
-        rep.launch_ms = rep.event_ms + 0.02;
+        rep.launch_ms = rep.event_ms + 0.02 + (rep.held && waits_for_gpu ? rep.hold_limit_ms : 0);
         rep.prepare_ms = rep.checksum_ms = 0.05;
         return rep;
     }
@@ -51,6 +52,7 @@ struct ScriptedSide : TimingSide {
     std::vector<double> holds;  // each repetition's hold_us
     int calls = 0, fail_after = -1;
     bool waits_for_gpu = false;  // a launcher that synchronizes: every hold runs out
+    bool claims_waits = false;   // a runner that says its holds ran out while they did not
 };
 
 int timed(const std::vector<TimedRep>& reps)
@@ -198,6 +200,12 @@ TEST_CASE("launches hold the stream on both sides, unless the submission's launc
     for (double h : student.holds) CHECK(h == 5000);
     for (double h : reference.holds) CHECK(h == 5000);
 
+    // A runner that claims its holds ran out, while its launches took far less than the hold's
+    // limit on the grader's clock, is not believed: the batch holds.
+    ScriptedSide liar("S", 0.05, 0.01, log), reference3("R", 0.05, 0.01, log);
+    liar.claims_waits = true;
+    CHECK(harness::run_batch(&liar, &reference3, p, nullptr).held);
+
     // A launcher that synchronizes runs every hold out in its warm-ups: from then on neither side holds.
     ScriptedSide waiting("S", 0.05, 0.01, log), reference2("R", 0.05, 0.01, log);
     waiting.waits_for_gpu = true;
@@ -222,8 +230,9 @@ TEST_CASE("a launcher waits for the GPU when most of its held warm-ups ran the h
 {
     auto reps = [](int held, int ran_out) {
         std::vector<TimedRep> r(static_cast<std::size_t>(held));
-        for (int k = 0; k < held; ++k) r[static_cast<std::size_t>(k)].held = true;
-        for (int k = 0; k < ran_out; ++k) r[static_cast<std::size_t>(k)].hold_ran_out = true;
+        for (auto& rep : r) rep.held = true, rep.hold_limit_ms = 5, rep.launch_ms = 0.1;
+        for (int k = 0; k < ran_out; ++k)
+            r[static_cast<std::size_t>(k)].hold_ran_out = true, r[static_cast<std::size_t>(k)].launch_ms = 5.2;
         return r;
     };
     CHECK_FALSE(harness::launcher_waits_for_gpu({}));
@@ -231,4 +240,8 @@ TEST_CASE("a launcher waits for the GPU when most of its held warm-ups ran the h
     CHECK(harness::launcher_waits_for_gpu(reps(4, 2)));
     CHECK(harness::launcher_waits_for_gpu(reps(3, 3)));
     CHECK_FALSE(harness::launcher_waits_for_gpu(std::vector<TimedRep>(3)));  // nothing held
+    // A claim the grader's clock contradicts (a launch shorter than the hold's limit) is not counted.
+    std::vector<TimedRep> lying = reps(4, 0);
+    for (auto& rep : lying) rep.hold_ran_out = true;
+    CHECK_FALSE(harness::launcher_waits_for_gpu(lying));
 }

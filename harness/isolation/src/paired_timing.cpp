@@ -34,6 +34,7 @@ TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::j
     rep.warmup = warmup;
     rep.key = key;
     rep.held = hold_us > 0;
+    rep.hold_limit_ms = hold_us / 1000;
     const auto t0 = Clock::now();
     send(MessageType::prepare, {{"key", key}});
     expect(MessageType::prepared);
@@ -60,7 +61,7 @@ bool launcher_waits_for_gpu(const std::vector<TimedRep>& warmups)
     std::size_t held = 0, ran_out = 0;
     for (const auto& rep : warmups) {
         held += rep.held;
-        ran_out += rep.hold_ran_out;
+        ran_out += rep.held && rep.hold_ran_out && rep.launch_ms >= rep.hold_limit_ms;
     }
     return held > 0 && 2 * ran_out >= held;
 }

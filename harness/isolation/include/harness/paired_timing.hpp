@@ -39,7 +39,8 @@ struct TimedRep {
     std::uint64_t checksum = 0;
     bool warmup = false;
     bool held = false;          // the launch held the stream
-    bool hold_ran_out = false;  // ...and its time limit, not the runner, ended the hold (runner's word)
+    double hold_limit_ms = 0;   // ...for at most this long
+    bool hold_ran_out = false;  // ...and the limit, not the runner, ended the hold (the runner's word)
 };
 
 // One batch of a speed case: both sides' repetitions, warm-ups first, in the order they ran.
@@ -61,7 +62,8 @@ struct TimingPlan {
     double hold_us = 5'000;                // the hold's time limit; 0: launches never hold the stream
 };
 
-// Whether most of these warm-ups ran the hold out: the launcher waits for the GPU itself.
+// Whether most of these warm-ups ran the hold out: the launcher waits for the GPU itself. A claim
+// counts only where the grader's clock saw the launch take at least the hold's limit.
 bool launcher_waits_for_gpu(const std::vector<TimedRep>& warmups);
 
 // A runner that times one repetition on a given input variant (throws when it cannot).
