@@ -208,13 +208,14 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
                     *current.buffers.in, *current.buffers.out, current.buffers.scratch.get(), current.buffers.args, f64,
                     static_cast<std::size_t>(props.l2CacheSize), timed_placements);
             }
-            current.timed->prepare(command.meta.at("key").get<std::uint64_t>());
+            current.timed->prepare();
             channel.send(MessageType::prepared, nlohmann::json::object());
             return true;
         }
         case MessageType::launch: {
             if (!current.timed) throw std::logic_error("launch before prepare");
-            const auto launched = current.timed->launch(exercise.name, command.meta.at("hold_us").get<double>());
+            const auto launched = current.timed->launch(exercise.name, command.meta.at("key").get<std::uint64_t>(),
+                                                        command.meta.at("hold_us").get<double>());
             channel.send(MessageType::launched,
                          {{"event_ms", launched.event_ms}, {"hold_ran_out", launched.hold_ran_out}});
             return true;

@@ -1,6 +1,8 @@
 // The runner's side of a timed repetition, in the three steps the grader asks for and times on its
-// own clock: prepare (the input variant of a key, a poisoned output, a flushed L2), launch (one
-// launcher call between two CUDA events), checksum (of the output that call left).
+// own clock: prepare (the next placement, its output poisoned), launch (the input variant of the
+// key that comes with it, the L2 flushed, one launcher call between two CUDA events), checksum (of
+// the output that call left). The key arrives with the launch, so no input exists before the
+// timed step: a submission's own thread cannot start on it while the grader's messages travel.
 //
 // The launch can hold the stream: a one-thread kernel spins before the start event until the
 // runner has queued the whole launcher call behind it (or a time limit passes). The events then
@@ -36,14 +38,15 @@ public:
     TimedRuns(const TimedRuns&) = delete;
     TimedRuns& operator=(const TimedRuns&) = delete;
 
-    // Moves on to the next placement and prepares it.
-    void prepare(std::uint64_t key);
+    // Moves on to the next placement and poisons its output.
+    void prepare();
     struct Launch {
         float event_ms = 0;         // between the events around the launcher call
         bool hold_ran_out = false;  // the stream was held and the time limit ended the hold
     };
-    // `hold_us` > 0: hold the stream for the launcher call, for at most that many microseconds.
-    Launch launch(const std::string& exercise, double hold_us);
+    // Makes the input variant of `key`, flushes the L2 and times the launcher call; `hold_us` > 0:
+    // hold the stream for it, for at most that many microseconds.
+    Launch launch(const std::string& exercise, std::uint64_t key, double hold_us);
     std::uint64_t checksum();
 
 private:

@@ -168,10 +168,10 @@ int main(int argc, char** argv)
                 break;
             }
             case MessageType::prepare:
-                key = command.meta.at("key").get<std::uint64_t>();
                 channel.send(MessageType::prepared, nlohmann::json::object());
                 break;
             case MessageType::launch: {
+                key = command.meta.at("key").get<std::uint64_t>();
                 const auto start = std::chrono::steady_clock::now();
                 const bool disturbed =
                     behaviour == "hidden_stream" || (behaviour == "disturbed_once" && ++launches <= 7);

@@ -1,9 +1,10 @@
 // How the grader turns the repetitions of a speed case into a time it can grade on, trusting only
 // its own clock and the reference runner (the grader's own program).
 //
-// Every repetition is three round trips the grader times itself: prepare (harness work: the input
-// variant, the poisoned output, the L2 flush), launch (the launcher call between two CUDA events),
-// checksum (harness work). The reference's repetitions of the same case, on the same GPU, tell what
+// Every repetition is three round trips the grader times itself: prepare (harness work: the next
+// buffers' output poisoned), launch (harness work queued first: the input variant of the key sent
+// with this command, the L2 flush; then the launcher call between two CUDA events), checksum
+// (harness work). The reference's repetitions of the same case, on the same GPU, tell what
 // the harness work and the round trip around a launch cost. A repetition's accepted time is
 //
 //   max(event time, launch round trip - launch overhead) + prepare excess + checksum excess

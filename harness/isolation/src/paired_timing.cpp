@@ -36,10 +36,10 @@ TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::j
     rep.held = hold_us > 0;
     rep.hold_limit_ms = hold_us / 1000;
     const auto t0 = Clock::now();
-    send(MessageType::prepare, {{"key", key}});
+    send(MessageType::prepare, nlohmann::json::object());
     expect(MessageType::prepared);
     const auto t1 = Clock::now();
-    send(MessageType::launch, {{"hold_us", hold_us}});
+    send(MessageType::launch, {{"key", key}, {"hold_us", hold_us}});
     const Message launched = expect(MessageType::launched);
     const auto t2 = Clock::now();
     send(MessageType::checksum, nlohmann::json::object());

@@ -35,8 +35,8 @@ enum class MessageType : std::uint32_t {
     calibration = 11,  // answers calibrate (reference runner only): device facts, copy bandwidth
     // grader -> runner
     run_case = 20,   // {case}: generate the case's input, run the launcher, send the output
-    prepare = 21,    // {key}: make the input variant of `key`, poison the output, flush the L2
-    launch = 22,     // {hold_us}: one timed launcher call on the prepared variant (timed_runs.hpp)
+    prepare = 21,    // {}: the next placement of the case's buffers, its output poisoned
+    launch = 22,     // {key, hold_us}: the input variant of `key`, the L2 flushed, one timed launcher call
     checksum = 23,   // {}: checksum of the output the last launch left
     quit = 24,       // {}
     calibrate = 25,  // {}: measure the device (reference runner only)

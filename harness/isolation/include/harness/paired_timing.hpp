@@ -4,8 +4,10 @@
 // well enough, or a cap on repetitions or time is hit. Drift of the machine (clocks, temperature,
 // other load) lands on both sides alike, so their ratio is what stays stable.
 //
-// Every repetition is three round trips that the grader times on its own clock: prepare (input
-// variant, poisoned output, flushed L2), launch (the launcher between two CUDA events), checksum.
+// Every repetition is three round trips that the grader times on its own clock: prepare (poisoned
+// output), launch (the input variant of the key sent with it, the L2 flushed, then the launcher
+// between two CUDA events), checksum. No input exists before the launch command: a submission's
+// own thread cannot start on it while the grader's messages travel.
 //
 // A launch holds the stream (harness/runner/timed_runs.hpp): the launcher call is queued behind a
 // spinning kernel, so the events time the GPU's work and not how fast each process submits it. A
