@@ -345,15 +345,17 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::mutex finishing;
     std::condition_variable one_finished;
     std::atomic<std::size_t> next{0};
+    auto build_for = [&](std::size_t k) -> const BuildResult* {
+        return build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
+    };
     auto since_start = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     };
     auto grade_one = [&](std::size_t k, std::ostream& out) {
         const double began = since_start();
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
-        const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
         try {
-            results[k] = grade_exercise(options, *exercise, files[k], build, report.calibration, out);
+            results[k] = grade_exercise(options, *exercise, files[k], build_for(k), report.calibration, out);
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
@@ -402,10 +404,9 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             progress << files[k].exercise << ": a runner could not start or use the GPU beside the other "
                      << "exercises; grading it again, alone\n";
             const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
-            const BuildResult* build = build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
             try {
                 const double began = since_start();
-                results[k] = grade_exercise(alone, *exercise, files[k], build, report.calibration, progress);
+                results[k] = grade_exercise(alone, *exercise, files[k], build_for(k), report.calibration, progress);
                 results[k].started_seconds = began;
             } catch (const std::exception& e) {
                 progress << "  the grader could not grade it again: " << e.what() << "\n";

@@ -76,7 +76,7 @@ TimedRuns::TimedRuns(GuardedBuffer& in, GuardedBuffer& out, GuardedBuffer* scrat
         // Allocated one after another, so each set lands elsewhere in device memory.
         p.owned_in = std::make_unique<GuardedBuffer>(in.data_bytes() / element, element);
         // Guard zones as the case's own input has them: a kernel that reads past the input meets
-        // the same poison on every placement (prepare writes the data between them).
+        // the same poison on every placement (launch writes the data between them).
         p.owned_in->fill(f64 ? input_guard_f64 : input_guard_f32);
         p.owned_out = std::make_unique<GuardedBuffer>(out.data_bytes() / element, element);
         p.in = p.owned_in.get();
@@ -138,7 +138,7 @@ TimedRuns::Launch TimedRuns::launch(const std::string& exercise, std::uint64_t k
         CUDA_CHECK(cudaGetLastError());
     }
     CUDA_CHECK(cudaEventRecord(start_));
-    call_launcher(exercise, placements_[current_].args);
+    call_launcher(exercise, p.args);
     CUDA_CHECK(cudaEventRecord(stop_));
     if (hold) {
         std::atomic_thread_fence(std::memory_order_seq_cst);

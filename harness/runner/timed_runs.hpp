@@ -12,9 +12,9 @@
 // hold then runs out, and says so.
 //
 // Repetitions take turns over several placements of the case's buffers in device memory (the
-// case's own and `placements - 1` more sets of the same sizes). How a streaming kernel's input and
-// output fall on the memory's channels and the L2's slices moves its time by several per cent
-// from one allocation to the next; a median over several placements does not hang on one of them.
+// case's own and `placements - 1` more sets of the same sizes), so that no median hangs on how
+// one allocation falls on the memory's channels and the L2's slices. On an H100 the placements'
+// medians agreed within a microsecond (docs/gpu-runs.md): a guard, not a measured gain.
 #pragma once
 
 #include <cstddef>

@@ -37,11 +37,10 @@ struct ScriptedSide : TimingSide {
         TimedRep rep;
         rep.key = key;
         rep.warmup = warmup;
-        rep.held = hold_us > 0;
         rep.hold_limit_ms = hold_us / 1000;
-        rep.hold_ran_out = rep.held && (waits_for_gpu || claims_waits);
+        rep.hold_ran_out = rep.held() && (waits_for_gpu || claims_waits);
         rep.event_ms = event_ms * (1 + jitter * std::sin(1.7 * calls));
-        rep.launch_ms = rep.event_ms + 0.02 + (rep.held && waits_for_gpu ? rep.hold_limit_ms : 0);
+        rep.launch_ms = rep.event_ms + 0.02 + (rep.held() && waits_for_gpu ? rep.hold_limit_ms : 0);
         rep.prepare_ms = rep.checksum_ms = 0.05;
         return rep;
     }
@@ -212,7 +211,7 @@ TEST_CASE("launches hold the stream on both sides, unless the submission's launc
     const TimedBatch unheld = harness::run_batch(&waiting, &reference2, p, nullptr);
     CHECK_FALSE(unheld.held);
     std::size_t held_student = 0;
-    for (const auto& rep : unheld.student) held_student += rep.held;
+    for (const auto& rep : unheld.student) held_student += rep.held();
     CHECK(held_student == 2);  // the two warm-ups only
     CHECK(held_student == static_cast<std::size_t>(std::count(waiting.holds.begin(), waiting.holds.end(), 5000.0)));
     for (double h : reference2.holds) CHECK(h == 0);
@@ -230,7 +229,7 @@ TEST_CASE("a launcher waits for the GPU when most of its held warm-ups ran the h
 {
     auto reps = [](int held, int ran_out) {
         std::vector<TimedRep> r(static_cast<std::size_t>(held));
-        for (auto& rep : r) rep.held = true, rep.hold_limit_ms = 5, rep.launch_ms = 0.1;
+        for (auto& rep : r) rep.hold_limit_ms = 5, rep.launch_ms = 0.1;
         for (int k = 0; k < ran_out; ++k)
             r[static_cast<std::size_t>(k)].hold_ran_out = true, r[static_cast<std::size_t>(k)].launch_ms = 5.2;
         return r;
@@ -244,4 +243,32 @@ TEST_CASE("a launcher waits for the GPU when most of its held warm-ups ran the h
     std::vector<TimedRep> lying = reps(4, 0);
     for (auto& rep : lying) rep.hold_ran_out = true;
     CHECK_FALSE(harness::launcher_waits_for_gpu(lying));
+}
+
+TEST_CASE("a repetition's key travels with the launch command, never before it")
+{
+    // The input variant exists only once the timed step begins: a runner that knew the key at
+    // prepare could start the work while the grader's messages travel, on no clock.
+    using harness::Message;
+    using harness::MessageType;
+    std::vector<std::pair<MessageType, nlohmann::json>> sent;
+    auto send = [&](MessageType type, const nlohmann::json& meta) { sent.emplace_back(type, meta); };
+    auto expect = [&](MessageType type) {
+        Message answer;
+        answer.type = type;
+        if (type == MessageType::launched) answer.meta = {{"event_ms", 0.04}, {"hold_ran_out", false}};
+        if (type == MessageType::checksummed) answer.meta = {{"checksum", 42}};
+        return answer;
+    };
+    const TimedRep rep = harness::time_repetition(send, expect, 0x1234, false, 5000);
+    REQUIRE(sent.size() == 3);
+    CHECK(sent[0].first == MessageType::prepare);
+    CHECK_FALSE(sent[0].second.contains("key"));
+    CHECK(sent[1].first == MessageType::launch);
+    CHECK(sent[1].second.at("key") == 0x1234);
+    CHECK(sent[1].second.at("hold_us") == 5000);
+    CHECK(sent[2].first == MessageType::checksum);
+    CHECK(rep.key == 0x1234);
+    CHECK(rep.held());
+    CHECK(rep.checksum == 42);
 }

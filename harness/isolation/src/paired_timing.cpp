@@ -33,7 +33,6 @@ TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::j
     TimedRep rep;
     rep.warmup = warmup;
     rep.key = key;
-    rep.held = hold_us > 0;
     rep.hold_limit_ms = hold_us / 1000;
     const auto t0 = Clock::now();
     send(MessageType::prepare, nlohmann::json::object());
@@ -52,7 +51,7 @@ TimedRep time_repetition(const std::function<void(MessageType, const nlohmann::j
     // caller; here it only has to be read.
     rep.event_ms = launched.meta.at("event_ms").get<double>();
     rep.checksum = checksummed.meta.at("checksum").get<std::uint64_t>();
-    rep.hold_ran_out = rep.held && launched.meta.at("hold_ran_out").get<bool>();
+    rep.hold_ran_out = rep.held() && launched.meta.at("hold_ran_out").get<bool>();
     return rep;
 }
 
@@ -60,8 +59,8 @@ bool launcher_waits_for_gpu(const std::vector<TimedRep>& warmups)
 {
     std::size_t held = 0, ran_out = 0;
     for (const auto& rep : warmups) {
-        held += rep.held;
-        ran_out += rep.held && rep.hold_ran_out && rep.launch_ms >= rep.hold_limit_ms;
+        held += rep.held();
+        ran_out += rep.held() && rep.hold_ran_out && rep.launch_ms >= rep.hold_limit_ms;
     }
     return held > 0 && 2 * ran_out >= held;
 }

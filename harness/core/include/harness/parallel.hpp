@@ -35,10 +35,11 @@ public:
 void set_chunk_gate(const ChunkGate* gate);
 
 // Calls fn(chunk_begin, chunk_end) once for each chunk of [begin, end) (a grain below 1 counts as
-// 1), each after the chunk gate let it start, and returns when all have returned. If one throws, chunks not yet begun
-// are skipped and the exception is rethrown here. A range of one chunk runs on the calling thread, and so does a
-// parallel_for inside a chunk that runs beside others; threads that cannot be started (a
-// sandbox's process limit) leave their share to the others, the calling thread included.
+// 1), each once the chunk gate lets it start, and returns when all have returned. If one throws,
+// chunks not yet begun are skipped and the exception is rethrown here. A range of one chunk runs on
+// the calling thread, and so does a parallel_for inside a chunk that runs beside others; threads
+// that cannot be started (a sandbox's process limit) leave their share to the others, the calling
+// thread included.
 void parallel_for(std::int64_t begin, std::int64_t end, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& fn);
 

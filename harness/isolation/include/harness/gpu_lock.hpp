@@ -12,8 +12,8 @@
 // The CPU matters too: a launch takes a few microseconds of host time and the kernels timed here
 // tens, so a grader checking other cases on every core meanwhile (caches thrashed, clocks lowered)
 // moves the times by several per cent from one grading to the next. A batch of timed repetitions
-// therefore also holds the lock's quiet file exclusively, and every grading's checking (parallel_for's
-// chunks, through QuietWhileTimed) waits for it before its next chunk.
+// therefore also holds the lock's quiet file exclusively, and every grading's checking
+// (parallel_for's chunks, through QuietWhileTimed) waits for it before its next chunk.
 #pragma once
 
 #include <chrono>
@@ -25,8 +25,8 @@ namespace harness {
 
 class GpuLock {
 public:
-    // Opens the lock file at `path`, its queue `path`.queue and `path`.quiet, creating them (readable by every
-    // user) where they are missing. Throws std::runtime_error when it cannot.
+    // Opens the lock file at `path`, its queue `path`.queue and `path`.quiet, creating them
+    // (readable by every user) where they are missing. Throws std::runtime_error when it cannot.
     explicit GpuLock(const std::string& path);
 
     // Held until destroyed. `waited` is how long taking it took.

@@ -40,9 +40,9 @@ struct TimedRep {
     double event_ms = 0;
     std::uint64_t checksum = 0;
     bool warmup = false;
-    bool held = false;          // the launch held the stream
-    double hold_limit_ms = 0;   // ...for at most this long
+    double hold_limit_ms = 0;   // the launch held the stream for at most this long (0: not held)
     bool hold_ran_out = false;  // ...and the limit, not the runner, ended the hold (the runner's word)
+    bool held() const { return hold_limit_ms > 0; }
 };
 
 // One batch of a speed case: both sides' repetitions, warm-ups first, in the order they ran.
