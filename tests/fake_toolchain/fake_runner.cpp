@@ -6,6 +6,7 @@
 //   fake_runner --exercise NAME      (the behaviour comes from fake_behaviour(): see fake_nvcc.sh)
 //
 // Behaviours: correct | exclusive_scan | unwritten | hang_at:K | crash_at:K | cuda_error_at:K |
+// out_of_memory_at:K (cudaErrorMemoryAllocation at case K, as when another runner took the memory) |
 // fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream (its
 // events report 20 ms of a 200 ms launch, as work on another stream would) | too_fast (reports a
 // time no memory allows) | cached_replay (answers every timed repetition with the output of the
@@ -157,6 +158,14 @@ int main(int argc, char** argv)
                                   {"phase", "launch"},
                                   {"error", "cudaErrorIllegalAddress"},
                                   {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
+                    return 3;
+                }
+                if (index == at(behaviour, "out_of_memory_at:")) {
+                    channel.send(MessageType::cuda_error,
+                                 {{"case", index},
+                                  {"phase", "timing"},
+                                  {"error", "cudaErrorMemoryAllocation"},
+                                  {"message", "cudaErrorMemoryAllocation (out of memory)"}});
                     return 3;
                 }
                 inputs = make_inputs(*exercise, *current);

@@ -175,8 +175,8 @@ TEST_CASE("a runner that cannot be started is graded again alone, and its cases 
     const GradeRun run =
         grade_fake("unstartable", {{"scan_kogge_stone", "// FAKE_RUNNER: unstartable"}, {"scan_brent_kung", ""}},
                    {"--no-sandbox", "--parallel", "2"});
-    CHECK(run.output.find("scan_kogge_stone: a runner could not start or use the GPU beside the other exercises; "
-                          "grading it again, alone") != std::string::npos);
+    CHECK(run.output.find("scan_kogge_stone: a runner could not start or use the GPU (or its memory) beside the "
+                          "other exercises; grading it again, alone") != std::string::npos);
     const json& failed = exercise(run, "scan_kogge_stone");
     CHECK(failed.at("points") == 0);
     CHECK(failed.at("message").get<std::string>().find("the runner could not be started") != std::string::npos);
@@ -184,6 +184,25 @@ TEST_CASE("a runner that cannot be started is graded again alone, and its cases 
     CHECK(count_status(failed, "crashed") == 0);
     const json& other = exercise(run, "scan_brent_kung");
     CHECK(count_status(other, "pass") == static_cast<int>(other.at("cases").size()));
+}
+
+TEST_CASE("a case that finds the GPU's memory used up beside other exercises is graded again alone")
+{
+    const GradeRun run = grade_fake(
+        "out_of_memory", {{"scan_kogge_stone", ""}, {"scan_brent_kung", "// FAKE_RUNNER: out_of_memory_at:3"}},
+        {"--no-sandbox", "--parallel", "2"});
+    CHECK(run.output.find("scan_brent_kung: a runner could not start or use the GPU (or its memory) beside the "
+                          "other exercises; grading it again, alone") != std::string::npos);
+    CHECK(run.output.find("scan_kogge_stone: a runner") == std::string::npos);
+    // Alone, a submission that runs out of memory by itself does so again: the case stays failed.
+    const json& bk = exercise(run, "scan_brent_kung");
+    CHECK(bk.at("cases").at(3).at("status") == "cuda_error");
+    CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()) - 1);
+    const json& ks = exercise(run, "scan_kogge_stone");
+    CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()));
+    // Graded alone means after the others were done.
+    CHECK(bk.at("started_seconds").get<double>() >=
+          ks.at("started_seconds").get<double>() + ks.at("seconds").get<double>());
 }
 
 TEST_CASE("printing a fake score sets nothing; a missing launcher is named")

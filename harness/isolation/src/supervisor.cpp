@@ -226,6 +226,8 @@ private:
             case Ended::Why::cuda_error:
                 failed.outcome = CaseRun::Outcome::cuda_error;
                 failed.error = ended.error;
+                if (ended.error.value("error", std::string()) == "cudaErrorMemoryAllocation")
+                    run_.gpu_memory_ran_out = true;
                 break;
             case Ended::Why::exception:
                 failed.outcome = CaseRun::Outcome::exception;

@@ -57,6 +57,9 @@ struct ExerciseRun {
     // ...because of the machine, not the submission: the process could not be started at all (a
     // process limit another exercise's runner used up) or hit a CUDA error before its first case.
     bool machine_failure = false;
+    // A case's CUDA call found the GPU's memory used up: beside other exercises, perhaps by one of
+    // their runners (or what it left behind) rather than by this submission.
+    bool gpu_memory_ran_out = false;
     int processes = 0;  // runners started
     double seconds = 0;
 };
