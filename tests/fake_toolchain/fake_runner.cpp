@@ -46,10 +46,9 @@ namespace {
 template <typename T>
 void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
 {
-    for (std::int64_t i = 0; i < count; ++i) {
-        const auto* p = reinterpret_cast<const std::uint8_t*>(&value);
-        blob.insert(blob.end(), p, p + sizeof(T));
-    }
+    const std::size_t at = blob.size();
+    blob.resize(at + sizeof(T) * static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) std::memcpy(blob.data() + at + sizeof(T) * static_cast<std::size_t>(i), &value, sizeof(T));
 }
 
 // Sends the case's output and returns the checksum of its data (the timing message repeats it).
@@ -58,15 +57,14 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
     const CaseInputs inputs = make_inputs(e, c);
     const Expected expected = golden(e, c, inputs);
     std::vector<std::uint8_t> blob;
+    blob.reserve(4 * (expected.value.size() + 6 * static_cast<std::size_t>(guard_elements)));
     append(blob, unwritten_f32, guard_elements);
+    const bool unwritten = behaviour == "unwritten" || behaviour == "fake_score";
+    const bool exclusive = behaviour == "exclusive_scan" || behaviour == "racy";
     for (std::size_t i = 0; i < expected.value.size(); ++i) {
-        if (behaviour == "unwritten" || behaviour == "fake_score") {
-            append(blob, unwritten_f32, 1);
-        } else {
-            double v = expected.value[i];
-            if (behaviour == "exclusive_scan" || behaviour == "racy") v -= inputs.in_f32[i];
-            append(blob, static_cast<float>(v), 1);
-        }
+        double v = expected.value[i];
+        if (exclusive) v -= inputs.in_f32[i];
+        append(blob, unwritten ? unwritten_f32 : static_cast<float>(v), 1);
     }
     const std::uint64_t out_checksum =
         checksum64(blob.data() + guard_elements * 4, blob.size() - static_cast<std::size_t>(guard_elements) * 4);

@@ -56,9 +56,10 @@ private:
     void run_case(ChannelWriter& commands, ChannelReader& answers)
     {
         const RunCase c = pending_.front();
-        // Another grading's timing goes first; the wait is not the submission's time.
+        // Another grading's timing goes first; the wait is not the submission's time. A timed case's
+        // own run shares the GPU too: only its repetitions take it alone (time_case).
         if (request_.gpu_lock) {
-            gpu_ = request_.gpu_lock->hold(c.timed);
+            gpu_ = request_.gpu_lock->hold(false);
             budget_end_ += gpu_.waited;
         }
         current_ = CaseRun{};
@@ -153,6 +154,14 @@ private:
                 reference_failure = failure.what();
             }
             extend(Clock::now() - started);
+        }
+        // The repetitions, and nothing of the CPU work before them (both runners' inputs and
+        // outputs), have the GPU to themselves.
+        if (request_.gpu_lock) {
+            gpu_ = {};
+            gpu_ = request_.gpu_lock->hold(true);
+            extend(gpu_.waited);
+            current_->gpu_wait_seconds += std::chrono::duration<double>(gpu_.waited).count();
         }
         auto one_batch = [&] {
             const std::string before = request_.gpu_intruders ? request_.gpu_intruders() : std::string();

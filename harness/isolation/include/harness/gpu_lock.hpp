@@ -1,7 +1,8 @@
 // The GPU to itself while it is timed, across processes: several gradings on one machine (a
-// batch, two CI jobs, a student beside an instructor) share one lock file per GPU. A timed case
-// holds it exclusively, from its first command to its last repetition; an untimed case holds it
-// shared, so correctness phases run side by side but never during another grading's timing. Holds
+// batch, two CI jobs, a student beside an instructor) share one lock file per GPU. A timed case's
+// repetitions hold it exclusively, from the first warm-up to the last repetition; every case's run
+// (a timed case's checked run and its reference's too) holds it shared, so correctness phases run
+// side by side but never during another grading's timing. Holds
 // are granted in turn: an untimed case that asks after a waiting timed case goes after it.
 //
 // The lock is flock(2) on a file the grader opens itself; submitted code never sees the file
@@ -43,7 +44,7 @@ public:
         int fd_ = -1;
     };
 
-    // Blocks until the lock is held: exclusively for a timed case, shared otherwise.
+    // Blocks until the lock is held: exclusively for timed repetitions, shared otherwise.
     Hold hold(bool exclusive) const;
     // Held by a batch of timed repetitions (inside its timed case's exclusive hold): checking waits.
     Hold quiet() const;
