@@ -16,18 +16,24 @@ tools/bench/stability.sh build "$out/stability" "${GRADINGS:-5}" > "$out/stabili
 echo "== stability: $(( $(date +%s) - start )) s"; cat "$out/stability-times.txt"
 build/bin/grade bench --output-dir "$out" > "$out/bench-stdout.md" 2> "$out/bench-stderr.txt"
 echo "== grade bench (rc $?): $(( $(date +%s) - start )) s"
+# The device tool brings back 8 files at most: all but the tables go back as archives, packed
+# before the tests start, so that a call cut off by its time limit loses only the tests' logs.
+pack() {  # pack NAME.tgz: everything under $out but the tables and earlier archives
+  local archive
+  archive=$(mktemp --suffix=.tgz)
+  (cd "$out" && tar czf "$archive" --ignore-failed-read --exclude='work-*' --exclude='*.tgz' \
+    --exclude=stability.md --exclude=bench.md --exclude=bench.json . && \
+    find . -mindepth 1 -maxdepth 1 ! -name stability.md ! -name bench.md ! -name bench.json ! -name '*.tgz' \
+      -exec rm -rf {} + && mv "$archive" "$1")
+}
+{ lscpu | grep -E "^(Model name|Socket|NUMA|CPU\(s\))"; nvidia-smi topo -m; } > "$out/topology.txt" 2>&1
+cat "$out/topology.txt"
+pack results.tgz
+echo; cat "$out/stability.md"; echo; cat "$out/bench.md" 2>/dev/null || echo "no bench.md"
 left=$(( total - ($(date +%s) - start) ))
 if [ "$left" -gt 60 ]; then
   timeout "$left" ctest --test-dir build -j 4 -L gpu -V --timeout 300 ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"} > "$out/ctest.log" 2>&1
   echo "== ctest (rc $?, $left s allowed)"
   grep -E "Test +#|tests passed|FAIL" "$out/ctest.log" | sed 's/^ *//' | cut -c1-110
+  pack ctest.tgz
 fi
-# The device tool brings back a few files only: all but the tables go back as one archive.
-{ lscpu | grep -E "^(Model name|Socket|NUMA|CPU\(s\))"; nvidia-smi topo -m; } > "$out/topology.txt" 2>&1
-cat "$out/topology.txt"
-archive=$(mktemp --suffix=.tgz)
-(cd "$out" && tar czf "$archive" --ignore-failed-read --exclude='work-*' --exclude=stability.md \
-  --exclude=bench.md --exclude=bench.json . && \
-  find . -mindepth 1 -maxdepth 1 ! -name stability.md ! -name bench.md ! -name bench.json -exec rm -rf {} + && \
-  mv "$archive" results.tgz)
-echo; cat "$out/stability.md"; echo; cat "$out/bench.md" 2>/dev/null || echo "no bench.md"
