@@ -9,6 +9,7 @@
 #include "grading/timing_model.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
+#include "harness/data.hpp"
 #include "harness/exercise.hpp"
 #include "harness/supervisor.hpp"
 
@@ -31,6 +32,15 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
 // runner sends (the caller reports a protocol_error).
 void judge(const harness::Exercise& exercise, const harness::Case& c, harness::CaseRun& run,
            const ReferenceAlone& alone, CaseResult& r);
+
+// Checks the speed case's repetitions the grader picks now (the fastest and others at random) and
+// returns the first wrong one's position in `reps`, or -1; `verified` is how many it checked. An
+// output bit for bit the reference runner's on the same key (`reference_checksums`: key to
+// checksum) is right; any other is judged against the golden output computed here.
+int first_wrong_repetition(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
+                           const std::vector<harness::TimedRep>& reps,
+                           const std::map<std::uint64_t, std::uint64_t>& reference_checksums,
+                           const Allowance& allowance, int& verified);
 
 // The case's fraction of the copy bandwidth the grader itself measured at the start; a timing that
 // implies more than that bandwidth (with a margin) earns no speed points.

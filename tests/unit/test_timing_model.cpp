@@ -2,7 +2,13 @@
 // grader trusts only its own clock and the reference runner, and what forging can and cannot buy.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "grading/timing_model.hpp"
+#include "harness/check.hpp"
+#include "harness/exercise.hpp"
+#include "harness/family.hpp"
+#include "judge.hpp"
 
 using grading::detail::accepted_ms;
 using grading::detail::accepted_times;
@@ -84,4 +90,49 @@ TEST_CASE("without a reference, only the launch round trip bounds the events")
     const Allowance a;
     CHECK(accepted_ms(rep(50, 0.5, 50, 0.1), a) == doctest::Approx(0.45));
     CHECK(accepted_ms(rep(50, 0.12, 50, 0.1), a) == doctest::Approx(0.1));
+}
+
+TEST_CASE("timed repetitions: an output the reference's on the same key is right, any other meets the golden")
+{
+    const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
+    const auto cases = harness::cases_for(e);
+    const harness::Case& c = *harness::find_case(cases, "n=1025/int");
+    const harness::CaseInputs inputs = harness::make_inputs(e, c);
+    // Four timed repetitions: all four are verified.
+    std::vector<TimedRep> reps;
+    std::map<std::uint64_t, std::uint64_t> golden;
+    for (std::uint64_t key : {11u, 22u, 33u, 44u}) {
+        TimedRep r = rep(0.2, 0.12, 0.05, 0.1);
+        r.key = key;
+        r.checksum = golden[key] = harness::golden_checksum(e, c, harness::make_variant(inputs, key));
+        reps.push_back(r);
+    }
+    const Allowance a = allowance_from(reference_reps());
+    int verified = 0;
+    using grading::detail::first_wrong_repetition;
+
+    // Correct, and no reference: the golden outputs decide.
+    CHECK(first_wrong_repetition(e, c, inputs, reps, {}, a, verified) == -1);
+    CHECK(verified == 4);
+    // Correct, the reference agreeing.
+    CHECK(first_wrong_repetition(e, c, inputs, reps, golden, a, verified) == -1);
+
+    // A wrong output: the reference disagrees, and so does the golden one.
+    std::vector<TimedRep> wrong = reps;
+    wrong[2].checksum ^= 1;
+    CHECK(first_wrong_repetition(e, c, inputs, wrong, golden, a, verified) == 2);
+    CHECK(first_wrong_repetition(e, c, inputs, wrong, {}, a, verified) == 2);
+
+    // A reference that erred on a key (or ran another input) does not fail a correct output.
+    std::map<std::uint64_t, std::uint64_t> erring = golden;
+    erring[33] ^= 1;
+    CHECK(first_wrong_repetition(e, c, inputs, reps, erring, a, verified) == -1);
+
+    // What the reference computed is trusted: an output bit for bit the reference's needs nothing
+    // more. (The reference runner is the grader's own process; submitted code never runs in it.)
+    std::map<std::uint64_t, std::uint64_t> trusted = golden;
+    trusted[44] = wrong[3].checksum = 12345;
+    CHECK(first_wrong_repetition(e, c, inputs, wrong, trusted, a, verified) == 2);
+    wrong[2].checksum = reps[2].checksum;
+    CHECK(first_wrong_repetition(e, c, inputs, wrong, trusted, a, verified) == -1);
 }
