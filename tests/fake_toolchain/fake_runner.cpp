@@ -48,7 +48,8 @@ void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
 {
     const std::size_t at = blob.size();
     blob.resize(at + sizeof(T) * static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) std::memcpy(blob.data() + at + sizeof(T) * static_cast<std::size_t>(i), &value, sizeof(T));
+    for (std::int64_t i = 0; i < count; ++i)
+        std::memcpy(blob.data() + at + sizeof(T) * static_cast<std::size_t>(i), &value, sizeof(T));
 }
 
 // Sends the case's output and returns the checksum of its data (the timing message repeats it).
@@ -89,6 +90,14 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
                   {"repeat_checksum", behaviour == "racy" ? out_checksum ^ 1 : out_checksum}},
                  blob.data(), blob.size());
     return out_checksum;
+}
+
+// The message a runner sends when a CUDA call of the case failed, before it exits.
+void send_cuda_error(ChannelWriter& channel, int index, const std::string& phase, const std::string& error,
+                     const std::string& description)
+{
+    channel.send(MessageType::cuda_error,
+                 {{"case", index}, {"phase", phase}, {"error", error}, {"message", error + " (" + description + ")"}});
 }
 
 int at(const std::string& behaviour, const std::string& prefix)
@@ -151,19 +160,12 @@ int main(int argc, char** argv)
                     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
                 if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
                 if (index == at(behaviour, "cuda_error_at:")) {
-                    channel.send(MessageType::cuda_error,
-                                 {{"case", index},
-                                  {"phase", "launch"},
-                                  {"error", "cudaErrorIllegalAddress"},
-                                  {"message", "cudaErrorIllegalAddress (an illegal memory access was encountered)"}});
+                    send_cuda_error(channel, index, "launch", "cudaErrorIllegalAddress",
+                                    "an illegal memory access was encountered");
                     return 3;
                 }
                 if (index == at(behaviour, "out_of_memory_at:")) {
-                    channel.send(MessageType::cuda_error,
-                                 {{"case", index},
-                                  {"phase", "timing"},
-                                  {"error", "cudaErrorMemoryAllocation"},
-                                  {"message", "cudaErrorMemoryAllocation (out of memory)"}});
+                    send_cuda_error(channel, index, "timing", "cudaErrorMemoryAllocation", "out of memory");
                     return 3;
                 }
                 inputs = make_inputs(*exercise, *current);

@@ -240,8 +240,8 @@ TEST_CASE("work hidden from the timing events is timed on the grader's clock")
 
 TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed without the hold, and told why")
 {
-    const GradeRun held = grade_fake("held", {{"scan_kogge_stone", ""}},
-                                     {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const GradeRun held =
+        grade_fake("held", {{"scan_kogge_stone", ""}}, {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
     const json& h = exercise(held, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(h.at("status") == "pass");
     CHECK(h.at("timing").at("held") == true);

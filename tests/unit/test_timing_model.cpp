@@ -1,5 +1,6 @@
 // The grader's timing model (grading/timing_model.hpp): what a repetition's time is when the
-// grader trusts only its own clock and the reference runner, and what forging can and cannot buy.
+// grader trusts only its own clock and the reference runner, and what forging can and cannot buy;
+// and which timed repetitions' outputs it accepts (grading/src/judge.hpp).
 #include <doctest/doctest.h>
 
 #include <map>
