@@ -189,8 +189,8 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("N")
         ->check(CLI::Range(1, 1024).description(""));
     app.add_option("--parallel", o.parallel_exercises,
-                   "exercises graded side by side, 1 to 64 (default: 4); their speed cases still\n"
-                   "take the GPU in turn")
+                   "exercises graded side by side, 1 to 64 (default: half the cores, 4 to 8);\n"
+                   "their speed cases still take the GPU in turn")
         ->type_name("N")
         ->check(CLI::Range(1, 64).description(""));
     app.add_option("--nvcc", o.toolchain.nvcc, "compiler (default: the one the grader was built with)")

@@ -44,6 +44,8 @@ grading::GradeOptions defaults_for(const std::string& typed, const std::string& 
     options.grade_command = typed;
     options.toolchain = grading::default_toolchain(executable);
     options.compile_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Side by side: one exercise per two cores (each has a runner and a reference runner), 4 to 8.
+    options.parallel_exercises = std::clamp(options.compile_jobs / 2, 4, 8);
     // Always named, so that the preflight reports a missing one instead of silently grading
     // without speed points; --no-reference-timing clears it.
     options.reference_runner = (fs::path(executable).parent_path() / "grader_reference_runner").string();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "harness/cases.hpp"
@@ -58,6 +59,7 @@ TEST_CASE("scan cases cover the edge sizes, one timed case, and the large size f
                                4'194'304, 4'196'353, 10'000'000})
             CHECK_MESSAGE(has_size(cases, n), name << " lacks n=" << n);
         CHECK(std::count_if(cases.begin(), cases.end(), [](const Case& c) { return c.timed; }) == 1);
+        CHECK(find_case(cases, "n=67108864/int")->timed);
         CHECK(std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.data == DataKind::fractions; }));
         std::set<std::string> labels;
         for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -68,6 +70,26 @@ TEST_CASE("scan cases cover the edge sizes, one timed case, and the large size f
     }
     CHECK(has_size(cases_for(*find_exercise("scan_hierarchical")), (std::int64_t{1} << 28) + 3));
     CHECK_FALSE(has_size(cases_for(*find_exercise("scan_kogge_stone")), (std::int64_t{1} << 28) + 3));
+}
+
+TEST_CASE("every exercise times one case, of speed_n elements, and keeps 10,000,000 as an untimed case")
+{
+    const std::map<std::string, std::string> timed_label = {
+        {"reduce_sequential_addressing", "n=67108864/int"},
+        {"conv1d_tiled", "n=67108864/mw=7/int"},
+        {"conv2d_tiled", "8192x8192/mw=5/int"},
+    };
+    for (const auto& [name, label] : timed_label) {
+        const auto cases = cases_for(*find_exercise(name));
+        CHECK(std::count_if(cases.begin(), cases.end(), [](const Case& c) { return c.timed; }) == 1);
+        const Case* timed = find_case(cases, label);
+        REQUIRE_MESSAGE(timed != nullptr, name << " lacks " << label);
+        CHECK(timed->timed);
+        CHECK(timed->n == speed_n);
+    }
+    CHECK(has_size(cases_for(*find_exercise("reduce_unroll_last_warp")), 10'000'000));
+    CHECK(find_case(cases_for(*find_exercise("conv1d_tiled")), "n=10000000/mw=7/int") != nullptr);
+    CHECK(find_case(cases_for(*find_exercise("conv2d_tiled")), "4096x4096/mw=5/int") != nullptr);
 }
 
 TEST_CASE("seeds come from the exercise and label, identically on every machine")

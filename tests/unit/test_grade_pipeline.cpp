@@ -224,7 +224,7 @@ TEST_CASE("printing a fake score sets nothing; a missing launcher is named")
 TEST_CASE("work hidden from the timing events is timed on the grader's clock")
 {
     const GradeRun run = grade_fake("hidden_stream", {{"scan_kogge_stone", "// FAKE_RUNNER: hidden_stream"}},
-                                    {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(c.at("status") == "pass");
     const json& t = c.at("timing");
@@ -235,20 +235,20 @@ TEST_CASE("work hidden from the timing events is timed on the grader's clock")
     CHECK(t.at("verified_reps").get<int>() >= 1);
     CHECK(t.at("note").get<std::string>().find("grader's clock saw more time") != std::string::npos);
     CHECK(exercise(run, "scan_kogge_stone").at("speed_points") == 0.0);
-    CHECK(run.results.at("calibration").at("copy_gb_s") == 10.0);
+    CHECK(run.results.at("calibration").at("copy_gb_s") == 100.0);
 }
 
 TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed without the hold, and told why")
 {
-    const GradeRun held =
-        grade_fake("held", {{"scan_kogge_stone", ""}}, {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+    const GradeRun held = grade_fake("held", {{"scan_kogge_stone", ""}},
+                                     {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& h = exercise(held, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(h.at("status") == "pass");
     CHECK(h.at("timing").at("held") == true);
     CHECK(h.at("timing").at("note").get<std::string>().find("waits for the GPU") == std::string::npos);
 
     const GradeRun waits = grade_fake("waits_for_gpu", {{"scan_kogge_stone", "// FAKE_RUNNER: waits_for_gpu"}},
-                                      {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+                                      {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& w = exercise(waits, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(w.at("status") == "pass");
     CHECK(w.at("timing").at("held") == false);
@@ -259,7 +259,7 @@ TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed 
 TEST_CASE("a batch the grader's clock disagrees with is timed again, and the better batch counts")
 {
     const GradeRun run = grade_fake("disturbed_once", {{"scan_kogge_stone", "// FAKE_RUNNER: disturbed_once"}},
-                                    {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(c.at("status") == "pass");
     CHECK(c.at("timing").at("batches") == 2);
@@ -270,7 +270,7 @@ TEST_CASE("a batch the grader's clock disagrees with is timed again, and the bet
 TEST_CASE("speed that cannot be honest earns nothing: results replayed from an earlier call, impossible bandwidth")
 {
     const GradeRun cached = grade_fake("cached_replay", {{"scan_kogge_stone", "// FAKE_RUNNER: cached_replay"}},
-                                       {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+                                       {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& c = exercise(cached, "scan_kogge_stone").at("cases").at(0);
     CHECK(c.at("status") == "wrong");
     CHECK(c.at("summary") == "a timed repetition computed a wrong output");
@@ -280,11 +280,11 @@ TEST_CASE("speed that cannot be honest earns nothing: results replayed from an e
     // Work skipped on most calls puts the median among the skipped ones; the fastest repetitions are
     // always among those checked.
     const GradeRun skips = grade_fake("skips_most", {{"scan_kogge_stone", "// FAKE_RUNNER: skips_most"}},
-                                      {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+                                      {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     CHECK(exercise(skips, "scan_kogge_stone").at("cases").at(0).at("status") == "wrong");
 
     const GradeRun fast = grade_fake("too_fast", {{"scan_kogge_stone", "// FAKE_RUNNER: too_fast"}},
-                                     {"--exercise", "scan_kogge_stone", "--case", "n=10000000/int"});
+                                     {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& f = exercise(fast, "scan_kogge_stone").at("cases").at(0);
     CHECK(f.at("timing").at("note").get<std::string>().find("beyond the GPU's measured copy bandwidth") !=
           std::string::npos);
@@ -297,7 +297,7 @@ TEST_CASE("messages written into the grader's channel are a protocol error, neve
                                        {"--exercise", "scan_kogge_stone"});
     const json& ks = exercise(forged, "scan_kogge_stone");
     const json& timed = ks.at("cases").at(17);
-    CHECK(timed.at("label") == "n=10000000/int");
+    CHECK(timed.at("label") == "n=67108864/int");
     CHECK(timed.at("status") == "protocol_error");
     CHECK(timed.at("summary").get<std::string>().find("does not answer the grader's command") != std::string::npos);
     CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()) - 1);  // the rest ran on
@@ -443,7 +443,7 @@ TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait 
         const GradeRun untimed = grade_fake("lock_shared", correct, with({"--case", "n=1025/int"}));
         CHECK(untimed.exit_code == 0);
         auto timed = std::async(std::launch::async, [&] {
-            return grade_fake("lock_timed", correct, with({"--case", "n=10000000/int"}));
+            return grade_fake("lock_timed", correct, with({"--case", "n=67108864/int"}));
         });
         CHECK(timed.wait_for(std::chrono::seconds(4)) == std::future_status::timeout);
         checking = {};

@@ -32,7 +32,7 @@ struct GradeOptions {
     bool colour = false;                        // status words in colour in `progress` (console.hpp)
     Toolchain toolchain;
     int compile_jobs = 4;
-    int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns)
+    int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns); grade: 4-8 by cores
     harness::SupervisorLimits limits;
     double target_rse = 0.01;  // a speed case's timing ends once both medians are known this well
     // Processes of no grading on the GPU (a description; empty when none): asked around every

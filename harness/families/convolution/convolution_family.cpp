@@ -96,6 +96,7 @@ private:
         add(cases, 1, 65537, 9, DataKind::fractions);
         add(cases, 1, 1'000'000, 31, DataKind::fractions);
         add(cases, 1, 4'125'000, 15);
+        add(cases, 1, 10'000'000, 7);
         add(cases, 1, speed_n, 7, DataKind::integers, true);
         return cases.take();
     }
@@ -115,7 +116,8 @@ private:
         add(cases, 1023, 1025, 9);
         add(cases, 513, 257, 7, DataKind::fractions);
         add(cases, 2000, 3000, 15);
-        add(cases, 4096, 4096, 5, DataKind::integers, true);
+        add(cases, 4096, 4096, 5);
+        add(cases, 8192, 8192, 5, DataKind::integers, true);  // speed_n pixels
         return cases.take();
     }
 

@@ -64,10 +64,13 @@ private:
     std::vector<Case> cases_;
 };
 
-// The size of every 1D speed case: above the L2 of any current GPU (40 MB of floats).
-constexpr std::int64_t speed_n = 10'000'000;
+// The size of every 1D speed case: 2^26 elements, 256 MB of floats, far above the L2 of any
+// current GPU, and long enough (0.2 to 0.7 ms on an H100) that the microsecond a launch can vary
+// by is well under 1% of it (at 10,000,000 elements it was 2-3%, from one grading to the next).
+constexpr std::int64_t speed_n = std::int64_t{1} << 26;
 // Sizes every scan and reduction sees: tiny, warp edges, the block edges of both scan section sizes, a
-// size just past two levels of 2048 (4,196,353 = 2048 * 2049 + 1), and large sizes.
+// size just past two levels of 2048 (4,196,353 = 2048 * 2049 + 1), and large sizes (10,000,000 and
+// speed_n).
 const std::vector<std::int64_t>& common_1d_sizes();
 // "n=1025/int", "n=65537/frac", "n=2049/mixed".
 std::string size_label(std::int64_t n, DataKind data);

@@ -4,7 +4,7 @@
 //      grader that checks only the first calls and times the rest, that is a correct result with
 //      an impossibly fast time.
 // EXPECTED VERDICT: the grader checks timed repetitions it picks after they have run, each on a
-//      fresh variant of the input: the timed case n=10000000/int is wrong and the exercise gets no
+//      fresh variant of the input: the timed case n=67108864/int is wrong and the exercise gets no
 //      speed points. A case that is the first with its n is genuine (n=1/int passes); a case that
 //      shares its n with two earlier calls (n=1025/frac, ...) gets no output at all and fails.
 

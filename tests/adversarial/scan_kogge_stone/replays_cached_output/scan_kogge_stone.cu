@@ -5,7 +5,7 @@
 //      grader that re-runs the checked input for its timed repetitions, that is full marks with no
 //      fast kernel at all.
 // EXPECTED VERDICT: every timed repetition runs on a fresh variant of the input chosen by the
-//      grader, and repetitions picked afterwards are checked: the timed case n=10000000/int is
+//      grader, and repetitions picked afterwards are checked: the timed case n=67108864/int is
 //      wrong and the exercise gets no speed points. A case that is the first with its n is genuine
 //      (n=1/int passes: the checked run computes, its repeat replays the same input). Cases that
 //      share an n with an earlier case (n=1025/frac after n=1025/int, ...) get the earlier case's
