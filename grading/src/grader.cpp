@@ -1,5 +1,6 @@
 #include "grading/grader.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -114,8 +115,21 @@ std::function<harness::SpawnOptions()> reference_spawn(const GradeOptions& optio
     };
 }
 
+// How many exercises one GPU runs at once, over every grading on it: one per 8 GiB of its memory
+// (measured on an H100: a runner's context takes 0.5 GiB, a reference runner between its timings
+// 1-1.5 GiB, a speed case's four sets of buffers 2.5-5 GiB on each side); 0 where the memory is
+// unknown (no limit).
+int exercise_places(const nlohmann::json& calibration)
+{
+    const double bytes = calibration.value("memory_bytes", 0.0);
+    if (bytes <= 0) return 0;
+    return std::clamp(static_cast<int>(bytes / (8.0 * (1 << 30))), 1, 16);
+}
+
 // The reference alone on each speed case, before the submission's runner starts: the anchor its
-// turns beside the submission are held to. Timed exclusively, like every speed case.
+// turns beside the submission are held to. Its run of the case (inputs made on the CPU, the output
+// sent back) shares the GPU like any case's; only the repetitions take it exclusively, so that
+// exercises starting together do not queue one after another behind each other's inputs.
 ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vector<harness::Case>& cases,
                                     harness::ReferenceRunner& reference)
 {
@@ -123,12 +137,14 @@ ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vect
     for (const auto& c : cases) {
         if (!c.timed) continue;
         harness::GpuLock::Hold gpu, quiet;
-        if (options.gpu_lock) {
-            gpu = options.gpu_lock->hold(true);
-            quiet = options.gpu_lock->quiet();
-        }
         try {
+            if (options.gpu_lock) gpu = options.gpu_lock->hold(false);
             reference.begin_case(c.index, c.n);
+            if (options.gpu_lock) {
+                gpu = {};
+                gpu = options.gpu_lock->hold(true);
+                quiet = options.gpu_lock->quiet();
+            }
             auto settled = [&](const harness::TimedBatch& batch) {
                 return detail::medians_settled(batch, options.target_rse);
             };
@@ -136,6 +152,7 @@ ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vect
             unheld.hold_us = 0;
             alone[c.index].held = harness::run_batch(nullptr, &reference, options.limits.timing, settled);
             alone[c.index].unheld = harness::run_batch(nullptr, &reference, unheld, settled);
+            reference.end_timing();  // until the pairs, the GPU's memory is the other exercises'
         } catch (const harness::ReferenceFailure&) {
             break;  // reference.failure() says why; the turns beside the submission will not run either
         }
@@ -184,6 +201,11 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     result.compile_seconds = build->seconds;
     result.library_use = build->library_use;
 
+    // A place on the GPU first (gradings side by side share them), before any runner starts: the
+    // wait for it is no time of the submission's.
+    harness::GpuLock::Hold place;
+    if (const int places = exercise_places(calibration); options.gpu_lock != nullptr && places > 0)
+        place = options.gpu_lock->exercise_place(places);
     const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
     std::optional<harness::ReferenceRunner> reference;

@@ -168,7 +168,19 @@ struct CurrentCase {
     const Case* c = nullptr;
     CaseInputs inputs;
     CaseBuffers buffers;
-    std::unique_ptr<TimedRuns> timed;  // made at the first prepare
+    std::unique_ptr<TimedRuns> timed;  // made at the first prepare; it writes to `buffers` when it goes
+
+    // Everything goes, the repetitions' buffers before the case's own.
+    void clear()
+    {
+        timed.reset();
+        *this = CurrentCase{};
+    }
+    ~CurrentCase() { timed.reset(); }
+    CurrentCase() = default;
+    CurrentCase(const CurrentCase&) = delete;
+    CurrentCase& operator=(const CurrentCase&) = delete;
+    CurrentCase& operator=(CurrentCase&&) = default;
 };
 
 // Answers one command; returns false after quit.
@@ -180,7 +192,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
         case MessageType::run_case: {
             const int index = command.meta.at("case").get<int>();
             if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
-            current = CurrentCase{};  // frees the previous case's buffers first
+            current.clear();  // frees the previous case's buffers first
             case_index = index;
             current.c = &cases[static_cast<std::size_t>(index)];
             phase = "setup";
@@ -196,10 +208,14 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             phase = "repeat";
             capture.meta["repeat_checksum"] = repeat_checksum(exercise, current.buffers);
             channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
+            // Only a speed case's buffers are needed again (by its repetitions): the others go back to the
+            // GPU now, not at the next case, so that a runner waiting for its next case holds no more than
+            // its context while other exercises' runners (and other gradings') need the memory.
+            if (!current.c->timed) current.clear();
             return true;
         }
         case MessageType::prepare: {
-            if (current.c == nullptr) throw std::logic_error("prepare before run_case");
+            if (current.c == nullptr) throw std::logic_error("prepare without a speed case");
             phase = "timing";
             if (!current.timed) {
                 cudaDeviceProp props{};
@@ -224,12 +240,16 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             if (!current.timed) throw std::logic_error("checksum before prepare");
             channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});
             return true;
+        case MessageType::end_timing:
+            current.timed.reset();  // the case's own input is as run_case made it again
+            channel.send(MessageType::timing_ended, nlohmann::json::object());
+            return true;
         case MessageType::calibrate:
             phase = "calibration";
             channel.send(MessageType::calibration, calibrate_device());
             return true;
         case MessageType::quit:
-            current = CurrentCase{};
+            current.clear();
             channel.send(MessageType::done, nlohmann::json::object());
             return false;
         default:

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "harness/baseline.hpp"
 #include "harness/cases.hpp"
 #include "harness/check.hpp"
 #include "harness/poison.hpp"
@@ -309,4 +310,16 @@ TEST_CASE("convolution golden results and diagnoses: the same on one thread and 
         CHECK(d1.detail.dump() == dn.detail.dump());
         CHECK(d1.detail["where"] == "image_borders");
     }
+}
+
+TEST_CASE("the CPU baseline of a case above 2^23 elements is timed on a scaled-down copy of it")
+{
+    // The case's own inputs are not even made (it is given empty ones, which it would read out of
+    // bounds): the copy of 1024 rows of 8192 pixels gets its own.
+    const Exercise& e = *find_exercise("conv2d_tiled");
+    const auto cases = cases_for(e);
+    const Case* timed = find_case(cases, "8192x8192/mw=5/int");
+    REQUIRE(timed != nullptr);
+    REQUIRE(timed->n > cpu_baseline_elements);
+    CHECK(cpu_baseline_ms(e, *timed, CaseInputs{}, 1) > 0);
 }

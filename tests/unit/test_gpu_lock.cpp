@@ -176,3 +176,29 @@ TEST_CASE("checking waits for a batch at most so long: a grading stopped mid-bat
     CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(200));
     CHECK(GpuLock::max_quiet_wait >= std::chrono::seconds(16));  // two batches at their cap
 }
+
+TEST_CASE("exercise places: as many held at once as there are, over every grading; the next waits for one")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("places").string(), "GPU-test"));
+    GpuLock::Hold first = lock.exercise_place(2);
+    const GpuLock::Hold second = lock.exercise_place(2);
+    std::atomic<bool> asking{false}, placed{false}, dropped{false};
+    bool placed_early = true;
+    std::thread third([&] {
+        asking = true;
+        const GpuLock::Hold place = lock.exercise_place(2);
+        placed_early = !dropped.load();
+        placed = true;
+    });
+    while (!asking) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(placed.load());
+    dropped = true;
+    first = {};
+    third.join();
+    CHECK_FALSE(placed_early);
+    // Each place is a file of its own beside the lock, held exclusively.
+    CHECK(fs::exists(lock.path() + ".place0"));
+    CHECK(fs::exists(lock.path() + ".place1"));
+    CHECK_FALSE(fs::exists(lock.path() + ".place2"));
+}

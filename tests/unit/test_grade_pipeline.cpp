@@ -103,6 +103,14 @@ const json& exercise(const GradeRun& run, const std::string& name)
     throw;
 }
 
+const json& case_labelled(const json& e, const std::string& label)
+{
+    for (const auto& c : e.at("cases"))
+        if (c.at("label") == label) return c;
+    FAIL("no case " << label);
+    throw;
+}
+
 int count_status(const json& e, const std::string& status)
 {
     int count = 0;
@@ -128,7 +136,7 @@ TEST_CASE("a hang is stopped by the time limit; the following cases and exercise
     CHECK(exercise(run, "scan_hierarchical").at("status") == "not_submitted");
     CHECK(run.exit_code == 1);  // graded, with failures
     // Progress is printed per case, with the timing against the reference.
-    CHECK(run.output.find("[ 3/23] n=31/int") != std::string::npos);
+    CHECK(run.output.find("[ 3/24] n=31/int") != std::string::npos);
     CHECK(run.output.find("vs reference") != std::string::npos);
 }
 
@@ -140,8 +148,8 @@ TEST_CASE("a budget that runs out while a runner starts leaves the cases not run
     CHECK(count_status(ks, "not_run") == static_cast<int>(ks.at("cases").size()));
     CHECK(ks.at("cases").at(0).at("summary").get<std::string>().find("time limit was used up") != std::string::npos);
     // One line for the cases not run for one reason, not one each.
-    CHECK(run.output.find("[1-23/23] 23 cases not_run") != std::string::npos);
-    CHECK(run.output.find("[ 2/23]") == std::string::npos);
+    CHECK(run.output.find("[1-24/24] 24 cases not_run") != std::string::npos);
+    CHECK(run.output.find("[ 2/24]") == std::string::npos);
 }
 
 TEST_CASE("a compile error, a CUDA error and a crash each cost only their own case or exercise")
@@ -165,7 +173,8 @@ TEST_CASE("a compile error, a CUDA error and a crash each cost only their own ca
     const json& c = exercise(crash, "scan_kogge_stone").at("cases").at(4);
     CHECK(c.at("status") == "crashed");
     CHECK(c.at("summary").get<std::string>().find("SIGSEGV") != std::string::npos);
-    CHECK(count_status(exercise(crash, "scan_kogge_stone"), "pass") == 22);
+    CHECK(count_status(exercise(crash, "scan_kogge_stone"), "pass") ==
+          static_cast<int>(exercise(crash, "scan_kogge_stone").at("cases").size()) - 1);
 }
 
 TEST_CASE("a runner that cannot be started is graded again alone, and its cases are not run rather than crashed")
@@ -240,8 +249,8 @@ TEST_CASE("work hidden from the timing events is timed on the grader's clock")
 
 TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed without the hold, and told why")
 {
-    const GradeRun held = grade_fake("held", {{"scan_kogge_stone", ""}},
-                                     {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
+    const GradeRun held =
+        grade_fake("held", {{"scan_kogge_stone", ""}}, {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& h = exercise(held, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(h.at("status") == "pass");
     CHECK(h.at("timing").at("held") == true);
@@ -254,6 +263,19 @@ TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed 
     CHECK(w.at("timing").at("held") == false);
     CHECK(w.at("timing").at("note").get<std::string>().find("the launcher waits for the GPU") != std::string::npos);
     CHECK(w.at("timing").at("reference_ms").get<double>() > 0);
+}
+
+TEST_CASE("the reference runner gives the repetitions' buffers back after its timing alone and after the pairs")
+{
+    const GradeRun run = grade_fake("end_timing", {{"scan_kogge_stone", ""}},
+                                    {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int", "--keep-work"});
+    REQUIRE(exercise(run, "scan_kogge_stone").at("cases").at(0).at("status") == "pass");
+    std::ifstream log(test_dir("end_timing") / "work" / "scan_kogge_stone" / "reference.log");
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    const std::string ended = "fake_runner: timing of case 18 ended";
+    const auto first = text.find(ended);
+    REQUIRE(first != std::string::npos);
+    CHECK(text.find(ended, first + 1) != std::string::npos);
 }
 
 TEST_CASE("a batch the grader's clock disagrees with is timed again, and the better batch counts")
@@ -296,8 +318,7 @@ TEST_CASE("messages written into the grader's channel are a protocol error, neve
     const GradeRun forged = grade_fake("forged_timing", {{"scan_kogge_stone", "// FAKE_RUNNER: forged_timing"}},
                                        {"--exercise", "scan_kogge_stone"});
     const json& ks = exercise(forged, "scan_kogge_stone");
-    const json& timed = ks.at("cases").at(17);
-    CHECK(timed.at("label") == "n=67108864/int");
+    const json& timed = case_labelled(ks, "n=67108864/int");
     CHECK(timed.at("status") == "protocol_error");
     CHECK(timed.at("summary").get<std::string>().find("does not answer the grader's command") != std::string::npos);
     CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()) - 1);  // the rest ran on

@@ -23,7 +23,22 @@ double median(std::vector<double> samples)
     return samples.size() % 2 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;
 }
 
-double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs)
+namespace {
+
+// The same kind of case at `elements` elements or a few fewer (whole rows of a 2D case).
+Case scaled_down(const Case& c, std::int64_t elements)
+{
+    Case small = c;
+    if (c.width > 0) {
+        small.height = static_cast<int>(std::max<std::int64_t>(1, elements / c.width));
+        small.n = static_cast<std::int64_t>(small.height) * c.width;
+    } else {
+        small.n = elements;
+    }
+    return small;
+}
+
+double median_cpu_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs)
 {
     std::vector<double> times;
     const detail::FamilyChecks& checks = detail::checks_of(exercise);
@@ -34,6 +49,16 @@ double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs
         times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     return median(times);
+}
+
+}  // namespace
+
+double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs)
+{
+    if (c.n <= cpu_baseline_elements) return median_cpu_ms(exercise, c, inputs, runs);
+    const Case small = scaled_down(c, cpu_baseline_elements);
+    return median_cpu_ms(exercise, small, make_inputs(exercise, small), runs) * static_cast<double>(c.n) /
+           static_cast<double>(small.n);
 }
 
 std::int64_t minimum_bytes(const Exercise& exercise, const Case& c)

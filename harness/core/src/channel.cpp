@@ -54,12 +54,14 @@ bool is_known_type(std::uint32_t type)
         case MessageType::launched:
         case MessageType::checksummed:
         case MessageType::calibration:
+        case MessageType::timing_ended:
         case MessageType::run_case:
         case MessageType::prepare:
         case MessageType::launch:
         case MessageType::checksum:
         case MessageType::quit:
         case MessageType::calibrate:
+        case MessageType::end_timing:
             return true;
     }
     return false;

@@ -205,6 +205,15 @@ void ReferenceRunner::begin_case(int index, std::int64_t elements)
     current_case_ = index;
 }
 
+void ReferenceRunner::end_timing()
+{
+    if (!failure_.empty()) throw ReferenceFailure(failure_);
+    if (current_case_ < 0) return;
+    deadline_ = Clock::now() + command_limit_;
+    send(MessageType::end_timing, nlohmann::json::object());
+    expect(MessageType::timing_ended);
+}
+
 TimedRep ReferenceRunner::repetition(std::uint64_t key, bool warmup, double hold_us)
 {
     if (!failure_.empty() || !child_) throw ReferenceFailure(failure_.empty() ? "no case begun" : failure_);

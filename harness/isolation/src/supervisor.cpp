@@ -177,6 +177,13 @@ private:
         one_batch();
         const TimedBatch& first = current_->batches.front();
         if (!first.other_processes.empty() || (request_.retime_if && request_.retime_if(c.index, first))) one_batch();
+        gpu_ = {};
+        if (reference) {
+            try {
+                request_.reference->end_timing();
+            } catch (const ReferenceFailure&) {  // the batches are complete: nothing of the case is lost
+            }
+        }
     }
 
     static void send(ChannelWriter& commands, MessageType type, const nlohmann::json& meta)

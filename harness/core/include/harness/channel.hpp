@@ -24,22 +24,24 @@ constexpr int child_channel_fd = 4;
 // is a protocol error. Commands travel on fd child_command_fd, answers on child_channel_fd.
 enum class MessageType : std::uint32_t {
     // runner -> grader
-    hello = 1,         // unasked, first: {exercise, launcher_found}
-    case_output = 3,   // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
-    cuda_error = 5,    // answers any command that failed: {case, phase, error, message}; the runner exits
-    exception = 6,     // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
-    done = 7,          // answers quit: {}
-    prepared = 8,      // answers prepare: {}
-    launched = 9,      // answers launch: {event_ms, hold_ran_out}
-    checksummed = 10,  // answers checksum: {checksum}
-    calibration = 11,  // answers calibrate (reference runner only): device facts, copy bandwidth
+    hello = 1,          // unasked, first: {exercise, launcher_found}
+    case_output = 3,    // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
+    cuda_error = 5,     // answers any command that failed: {case, phase, error, message}; the runner exits
+    exception = 6,      // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
+    done = 7,           // answers quit: {}
+    prepared = 8,       // answers prepare: {}
+    launched = 9,       // answers launch: {event_ms, hold_ran_out}
+    checksummed = 10,   // answers checksum: {checksum}
+    calibration = 11,   // answers calibrate (reference runner only): device facts, copy bandwidth
+    timing_ended = 12,  // answers end_timing: {}
     // grader -> runner
-    run_case = 20,   // {case}: generate the case's input, run the launcher, send the output
-    prepare = 21,    // {}: the next placement of the case's buffers, its output poisoned
-    launch = 22,     // {key, hold_us}: the input variant of `key`, the L2 flushed, one timed launcher call
-    checksum = 23,   // {}: checksum of the output the last launch left
-    quit = 24,       // {}
-    calibrate = 25,  // {}: measure the device (reference runner only)
+    run_case = 20,    // {case}: generate the case's input, run the launcher, send the output
+    prepare = 21,     // {}: the next placement of the case's buffers, its output poisoned
+    launch = 22,      // {key, hold_us}: the input variant of `key`, the L2 flushed, one timed launcher call
+    checksum = 23,    // {}: checksum of the output the last launch left
+    quit = 24,        // {}
+    calibrate = 25,   // {}: measure the device (reference runner only)
+    end_timing = 26,  // {}: the repetitions' buffers go back to the GPU; the case stays (reference runner)
 };
 
 struct Message {

@@ -54,6 +54,11 @@ public:
     void wait_while_quiet(std::chrono::milliseconds limit = max_quiet_wait) const;
     // Longer than two batches at their 8-second cap.
     static constexpr std::chrono::milliseconds max_quiet_wait{30'000};
+    // One of `places` places for an exercise on this GPU, shared by every grading: an exercise
+    // holds one from its reference runner's start to its last case, so that gradings side by side
+    // never run more exercises at once than the GPU's memory holds (each has two runners, their
+    // contexts and the buffers of cases up to gigabytes). Blocks until a place is free.
+    Hold exercise_place(int places) const;
     const std::string& path() const { return path_; }
 
     GpuLock(const GpuLock&) = delete;

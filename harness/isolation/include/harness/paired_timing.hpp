@@ -108,6 +108,10 @@ public:
     // Makes case `index` (of `elements` elements) the one repetitions run on. Throws ReferenceFailure.
     void begin_case(int index, std::int64_t elements);
     TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override;
+    // Gives the repetitions' buffers (three more sets of the speed case's, a gigabyte or two) back
+    // to the GPU; the case stays begun, and the next repetition makes them again. Throws
+    // ReferenceFailure.
+    void end_timing();
     // Set once the runner failed: later calls throw at once.
     const std::string& failure() const { return failure_; }
 
