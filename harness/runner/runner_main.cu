@@ -168,19 +168,7 @@ struct CurrentCase {
     const Case* c = nullptr;
     CaseInputs inputs;
     CaseBuffers buffers;
-    std::unique_ptr<TimedRuns> timed;  // made at the first prepare; it writes to `buffers` when it goes
-
-    // Everything goes, the repetitions' buffers before the case's own.
-    void clear()
-    {
-        timed.reset();
-        *this = CurrentCase{};
-    }
-    ~CurrentCase() { timed.reset(); }
-    CurrentCase() = default;
-    CurrentCase(const CurrentCase&) = delete;
-    CurrentCase& operator=(const CurrentCase&) = delete;
-    CurrentCase& operator=(CurrentCase&&) = default;
+    std::unique_ptr<TimedRuns> timed;  // made at the first prepare
 };
 
 // Answers one command; returns false after quit.
@@ -192,7 +180,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
         case MessageType::run_case: {
             const int index = command.meta.at("case").get<int>();
             if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
-            current.clear();  // frees the previous case's buffers first
+            current = CurrentCase{};  // frees the previous case's buffers first
             case_index = index;
             current.c = &cases[static_cast<std::size_t>(index)];
             phase = "setup";
@@ -211,7 +199,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             // Only a speed case's buffers are needed again (by its repetitions): the others go back to the
             // GPU now, not at the next case, so that a runner waiting for its next case holds no more than
             // its context while other exercises' runners (and other gradings') need the memory.
-            if (!current.c->timed) current.clear();
+            if (!current.c->timed) current = CurrentCase{};
             return true;
         }
         case MessageType::prepare: {
@@ -241,7 +229,10 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});
             return true;
         case MessageType::end_timing:
-            current.timed.reset();  // the case's own input is as run_case made it again
+            if (current.timed) {
+                current.timed->restore_case_input();  // the next repetitions start from it again
+                current.timed.reset();
+            }
             channel.send(MessageType::timing_ended, nlohmann::json::object());
             return true;
         case MessageType::calibrate:
@@ -249,7 +240,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             channel.send(MessageType::calibration, calibrate_device());
             return true;
         case MessageType::quit:
-            current.clear();
+            current = CurrentCase{};
             channel.send(MessageType::done, nlohmann::json::object());
             return false;
         default:

@@ -100,18 +100,18 @@ TimedRuns::TimedRuns(GuardedBuffer& in, GuardedBuffer& out, GuardedBuffer* scrat
 
 TimedRuns::~TimedRuns()
 {
-    // The case's own input buffer holds the last repetition's variant: the case's input again, for
-    // whatever runs on it next. Unchecked (a destructor), and its error cleared: it must not come
-    // back from the next check as if the next case's call had failed.
-    if (cudaMemcpy(placements_.front().in->data(), original_, placements_.front().in->data_bytes(),
-                   cudaMemcpyDeviceToDevice) != cudaSuccess)
-        (void)cudaGetLastError();
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
     cudaFree(sum_);
     cudaFree(flush_);
     cudaFree(original_);
     cudaFreeHost(const_cast<unsigned*>(hold_flags_));
+}
+
+void TimedRuns::restore_case_input()
+{
+    const GuardedBuffer& in = *placements_.front().in;
+    CUDA_CHECK(cudaMemcpy(in.data(), original_, in.data_bytes(), cudaMemcpyDeviceToDevice));
 }
 
 void TimedRuns::prepare()

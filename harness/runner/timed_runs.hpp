@@ -48,6 +48,9 @@ public:
     // hold the stream for it, for at most that many microseconds.
     Launch launch(const std::string& exercise, std::uint64_t key, double hold_us);
     std::uint64_t checksum();
+    // Puts the case's input back into the case's own input buffer, which repetitions overwrite with
+    // their variants: for TimedRuns made later on the same case.
+    void restore_case_input();
 
 private:
     struct Placement {

@@ -62,13 +62,14 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
     append(blob, unwritten_f32, guard_elements);
     const bool unwritten = behaviour == "unwritten" || behaviour == "fake_score";
     const bool exclusive = behaviour == "exclusive_scan" || behaviour == "racy";
-    std::vector<float> out(expected.value.size(), unwritten_f32);
-    if (!unwritten)
-        for (std::size_t i = 0; i < out.size(); ++i)
-            out[i] = static_cast<float>(exclusive ? expected.value[i] - inputs.in_f32[i] : expected.value[i]);
     const std::size_t out_at = blob.size();
-    blob.resize(out_at + out.size() * sizeof(float));
-    std::memcpy(blob.data() + out_at, out.data(), out.size() * sizeof(float));
+    blob.resize(out_at + expected.value.size() * sizeof(float));
+    for (std::size_t i = 0; i < expected.value.size(); ++i) {
+        const float v = unwritten
+                            ? unwritten_f32
+                            : static_cast<float>(exclusive ? expected.value[i] - inputs.in_f32[i] : expected.value[i]);
+        std::memcpy(blob.data() + out_at + i * sizeof(float), &v, sizeof(float));
+    }
     const std::uint64_t out_checksum =
         checksum64(blob.data() + guard_elements * 4, blob.size() - static_cast<std::size_t>(guard_elements) * 4);
     append(blob, unwritten_f32, guard_elements);

@@ -177,7 +177,6 @@ private:
         one_batch();
         const TimedBatch& first = current_->batches.front();
         if (!first.other_processes.empty() || (request_.retime_if && request_.retime_if(c.index, first))) one_batch();
-        gpu_ = {};
         if (reference) {
             try {
                 request_.reference->end_timing();
