@@ -824,7 +824,8 @@ std::string forbidden_definition(const std::vector<Symbol>& submission, const Fo
 
 std::vector<BuildResult> build_runners(const Toolchain& toolchain,
                                        const std::vector<std::pair<std::string, std::string>>& work, int jobs,
-                                       const harness::Sandbox* sandbox)
+                                       const harness::Sandbox* sandbox,
+                                       const std::function<void(std::size_t, const BuildResult&)>& built)
 {
     std::vector<BuildResult> results(work.size());
     if (work.empty()) return results;
@@ -848,6 +849,7 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
                 results[k].executable = executable;
                 results[k].failure = std::string("the grader could not build this file: ") + e.what();
             }
+            if (built) built(k, results[k]);
         }
     };
     std::vector<std::thread> threads;

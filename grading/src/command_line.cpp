@@ -189,7 +189,7 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("N")
         ->check(CLI::Range(1, 1024).description(""));
     app.add_option("--parallel", o.parallel_exercises,
-                   "exercises graded side by side, 1 to 64 (default: half the cores, 4 to 8);\n"
+                   "exercises graded side by side, 1 to 64 (default: two thirds of the cores, 4 to 16);\n"
                    "their speed cases still take the GPU in turn")
         ->type_name("N")
         ->check(CLI::Range(1, 64).description(""));

@@ -44,8 +44,10 @@ grading::GradeOptions defaults_for(const std::string& typed, const std::string& 
     options.grade_command = typed;
     options.toolchain = grading::default_toolchain(executable);
     options.compile_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    // Side by side: one exercise per two cores (each has a runner and a reference runner), 4 to 8.
-    options.parallel_exercises = std::clamp(options.compile_jobs / 2, 4, 8);
+    // Side by side: two exercises per three cores (each has a runner and a reference runner, busy on
+    // the CPU only while they make inputs and check outputs), 4 to 16: the ten of the course at once
+    // on a 16-core machine.
+    options.parallel_exercises = std::clamp(options.compile_jobs * 2 / 3, 4, 16);
     // Always named, so that the preflight reports a missing one instead of silently grading
     // without speed points; --no-reference-timing clears it.
     options.reference_runner = (fs::path(executable).parent_path() / "grader_reference_runner").string();

@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <future>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -115,21 +117,24 @@ std::function<harness::SpawnOptions()> reference_spawn(const GradeOptions& optio
     };
 }
 
-// How many exercises one GPU runs at once, over every grading on it: one per 8 GiB of its memory
-// (measured on an H100: a runner's context takes 0.5 GiB, a reference runner between its timings
-// 1-1.5 GiB, a speed case's four sets of buffers 2.5-5 GiB on each side); 0 where the memory is
+// How many exercises one GPU runs at once, over every grading on it: one per 6 GiB of its memory,
+// 13 on an 80 GB H100 (measured there: a runner's context takes 0.5 GiB, a reference runner
+// between its timings 1-1.5 GiB, the largest untimed case 3 GiB, a speed case's four sets of
+// buffers 2.5-5 GiB on each side, and only one exercise at a time is timed); 0 where the memory is
 // unknown (no limit).
 int exercise_places(const nlohmann::json& calibration)
 {
     const double bytes = calibration.value("memory_bytes", 0.0);
     if (bytes <= 0) return 0;
-    return std::clamp(static_cast<int>(bytes / (8.0 * (1 << 30))), 1, 16);
+    return std::clamp(static_cast<int>(bytes / (6.0 * (1 << 30))), 1, 24);
 }
 
 // The reference alone on each speed case, before the submission's runner starts: the anchor its
-// turns beside the submission are held to. Its run of the case (inputs made on the CPU, the output
-// sent back) shares the GPU like any case's; only the repetitions take it exclusively, so that
+// turns beside the submission are held to. Its run of the case shares the GPU like any case's (and
+// its input is made before, holding nothing); only the repetitions take it exclusively, so that
 // exercises starting together do not queue one after another behind each other's inputs.
+constexpr int anchor_max_reps = 60;
+
 ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vector<harness::Case>& cases,
                                     harness::ReferenceRunner& reference)
 {
@@ -138,21 +143,28 @@ ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vect
         if (!c.timed) continue;
         harness::GpuLock::Hold gpu, quiet;
         try {
-            if (options.gpu_lock) gpu = options.gpu_lock->hold(false);
-            reference.begin_case(c.index, c.n);
+            reference.begin_case(c.index, c.n, options.gpu_lock);
             if (options.gpu_lock) {
-                gpu = {};
                 gpu = options.gpu_lock->hold(true);
                 quiet = options.gpu_lock->quiet();
             }
+            const auto exclusive_since = std::chrono::steady_clock::now();
             auto settled = [&](const harness::TimedBatch& batch) {
                 return detail::medians_settled(batch, options.target_rse);
             };
-            harness::TimingPlan unheld = options.limits.timing;
+            // The anchor bounds the reference's turns within 3% (judge.cpp): 60 repetitions are
+            // plenty, and every batch here holds up every exercise on the GPU. Without the bound the
+            // references' batches alone took 6.6 of a grading's 9.3 s with the GPU to itself, more
+            // than all the turns beside the submissions (docs/gpu-runs.md, eighth session).
+            harness::TimingPlan held = options.limits.timing;
+            held.max_reps = std::min(held.max_reps, anchor_max_reps);
+            harness::TimingPlan unheld = held;
             unheld.hold_us = 0;
-            alone[c.index].held = harness::run_batch(nullptr, &reference, options.limits.timing, settled);
+            alone[c.index].held = harness::run_batch(nullptr, &reference, held, settled);
             alone[c.index].unheld = harness::run_batch(nullptr, &reference, unheld, settled);
             reference.end_timing();  // until the pairs, the GPU's memory is the other exercises'
+            alone[c.index].exclusive_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - exclusive_since).count();
         } catch (const harness::ReferenceFailure&) {
             break;  // reference.failure() says why; the turns beside the submission will not run either
         }
@@ -313,6 +325,19 @@ void record_clocks_at_end(const nlohmann::json& clocks, GradeReport& report, std
 
 }  // namespace
 
+std::vector<std::size_t> grading_order(const std::vector<SubmissionFile>& files, const GradeOptions& options)
+{
+    std::vector<std::int64_t> elements(files.size(), 0);
+    for (std::size_t k = 0; k < files.size(); ++k)
+        if (const harness::Exercise* exercise = harness::find_exercise(files[k].exercise))
+            for (const auto& c : cases_to_grade(*exercise, options)) elements[k] += c.n;
+    std::vector<std::size_t> order(files.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return elements[a] > elements[b]; });
+    return order;
+}
+
 GradeReport grade(const GradeOptions& options, std::ostream& progress)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -324,9 +349,12 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     fs::create_directories(options.work_dir);
 
     const auto files = find_submission(options.submission, options.exercises);
+    // The longest exercises are built and graded first, so that the last to finish is not one that
+    // started late.
+    const std::vector<std::size_t> order = grading_order(files, options);
     std::vector<std::pair<std::string, std::string>> work;
     std::vector<int> build_of(files.size(), -1);
-    for (std::size_t k = 0; k < files.size(); ++k) {
+    for (const std::size_t k : order) {
         if (files[k].path.empty() || !files[k].duplicates.empty() || files[k].symlink) continue;
         fs::create_directories(fs::path(options.work_dir) / files[k].exercise);
         build_of[k] = static_cast<int>(work.size());
@@ -336,15 +364,50 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     progress << "grade: " << options.submission << ": compiling " << work.size() << " file(s) with "
              << options.toolchain.nvcc << " for sm_" << options.toolchain.arch << " ...\n"
              << std::flush;
-    const auto builds = build_runners(options.toolchain, work, options.compile_jobs, options.sandbox);
-    for (std::size_t k = 0; k < files.size(); ++k)
-        if (build_of[k] >= 0)
-            progress << detail::build_line(files[k].exercise, builds[static_cast<std::size_t>(build_of[k])],
-                                           options.colour)
-                     << "\n";
 
-    // The GPU as the grader's own reference runner measures it: its identity, and the copy
-    // bandwidth that bounds every plausible timing.
+    // The files build in the background; each exercise starts as soon as its own runner is built.
+    std::vector<BuildResult> builds(work.size());
+    std::vector<bool> built(work.size(), false);
+    std::mutex building;
+    std::condition_variable one_built;
+    std::exception_ptr toolchain_failure;  // the grader's own: rethrown once the exercises are done
+    std::thread builder([&] {
+        try {
+            build_runners(options.toolchain, work, options.compile_jobs, options.sandbox,
+                          [&](std::size_t w, const BuildResult& build) {
+                              std::lock_guard<std::mutex> lock(building);
+                              builds[w] = build;
+                              built[w] = true;
+                              one_built.notify_all();
+                          });
+        } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(building);
+            toolchain_failure = std::current_exception();
+            for (std::size_t w = 0; w < work.size(); ++w)
+                if (!built[w]) {
+                    builds[w].failure = std::string("the grader could not build any file: ") + e.what();
+                    built[w] = true;
+                }
+            one_built.notify_all();
+        }
+    });
+    struct JoinOnExit {
+        std::thread& thread;
+        ~JoinOnExit()
+        {
+            if (thread.joinable()) thread.join();
+        }
+    } join_builder{builder};
+    auto build_for = [&](std::size_t k) -> const BuildResult* {
+        if (build_of[k] < 0) return nullptr;
+        const auto w = static_cast<std::size_t>(build_of[k]);
+        std::unique_lock<std::mutex> lock(building);
+        one_built.wait(lock, [&] { return static_cast<bool>(built[w]); });
+        return &builds[w];
+    };
+
+    // The GPU as the grader's own reference runner measures it, while the files compile: its
+    // identity, and the copy bandwidth that bounds every plausible timing.
     if (!options.reference_runner.empty() && !work.empty()) {
         harness::SpawnOptions spawn;
         spawn.argv = {options.reference_runner};
@@ -369,17 +432,16 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::mutex finishing;
     std::condition_variable one_finished;
     std::atomic<std::size_t> next{0};
-    auto build_for = [&](std::size_t k) -> const BuildResult* {
-        return build_of[k] >= 0 ? &builds[static_cast<std::size_t>(build_of[k])] : nullptr;
-    };
     auto since_start = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     };
     auto grade_one = [&](std::size_t k, std::ostream& out) {
-        const double began = since_start();
         const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
+        const BuildResult* build = build_for(k);
+        if (build) out << detail::build_line(files[k].exercise, *build, options.colour) << "\n";
+        const double began = since_start();
         try {
-            results[k] = grade_exercise(options, *exercise, files[k], build_for(k), report.calibration, out);
+            results[k] = grade_exercise(options, *exercise, files[k], build, report.calibration, out);
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
@@ -403,7 +465,8 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         std::vector<std::thread> threads;
         for (std::size_t w = 0; w < workers; ++w)
             threads.emplace_back([&] {
-                for (std::size_t k; (k = next++) < files.size();) {
+                for (std::size_t i; (i = next++) < order.size();) {
+                    const std::size_t k = order[i];
                     grade_one(k, lines[k]);
                     std::lock_guard<std::mutex> lock(finishing);
                     finished[k] = true;
@@ -417,6 +480,8 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         }
         for (auto& thread : threads) thread.join();
     }
+    builder.join();
+    if (toolchain_failure) std::rethrow_exception(toolchain_failure);
     // An exercise whose runner or reference runner could not start or use the GPU beside the others
     // is graded again on its own, after them: whatever another exercise's submission left on the
     // GPU or the machine (memory taken, processes forked) is gone by then.

@@ -163,6 +163,7 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     t.capped = batch.capped;
     t.held = batch.held;
     t.batches = static_cast<int>(run.batches.size());
+    for (const auto& b : run.batches) t.batch_seconds += b.seconds;
     t.other_processes = batch.other_processes;
     t.student_ms = t.student.median;
     t.student_event_ms = harness::median(event_times(batch.student));
@@ -223,6 +224,8 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
 {
     r.seconds = run.seconds;
     r.gpu_wait_seconds = run.gpu_wait_seconds;
+    const auto anchor = alone.find(c.index);
+    r.gpu_exclusive_seconds = run.gpu_exclusive_seconds + (anchor != alone.end() ? anchor->second.exclusive_seconds : 0);
     switch (run.outcome) {
         case CaseRun::Outcome::output: {
             const harness::CaseInputs inputs = harness::make_inputs(exercise, c);
@@ -241,7 +244,6 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
                 all_reps.insert(all_reps.end(), batch.student.begin(), batch.student.end());
                 for (const auto& rep : batch.reference) reference_checksums.emplace(rep.key, rep.checksum);
             }
-            const auto anchor = alone.find(c.index);
             const harness::TimedBatch* reference_alone = nullptr;
             if (anchor != alone.end() && !run.batches.empty())
                 reference_alone = counted_batch(run).held ? &anchor->second.held : &anchor->second.unheld;
@@ -266,6 +268,7 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
             }
             r.timing = time_case(exercise, c, inputs, run, reference_alone);
             r.timing->verified_reps = verified;
+            if (anchor != alone.end()) r.timing->alone_seconds = anchor->second.held.seconds + anchor->second.unheld.seconds;
             if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
                 r.findings.push_back(
                     "launch every kernel on the legacy default stream and return when the output is "

@@ -21,6 +21,7 @@ namespace grading::detail {
 // stream held, and without (a launcher that waits for the GPU, harness/paired_timing.hpp).
 struct AnchorBatches {
     harness::TimedBatch held, unheld;
+    double exclusive_seconds = 0;  // the GPU to itself, both batches
 };
 using ReferenceAlone = std::map<int, AnchorBatches>;
 

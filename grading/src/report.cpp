@@ -48,6 +48,8 @@ nlohmann::json timing_json(const TimingResult& t)
             {"warmups", t.warmups},
             {"batches", t.batches},
             {"verified_reps", t.verified_reps},
+            {"batch_seconds", t.batch_seconds},
+            {"alone_seconds", t.alone_seconds},
             {"student_samples_ms", t.student_samples_ms},
             {"reference_samples_ms", t.reference_samples_ms},
             {"note", t.note}};
@@ -65,6 +67,7 @@ nlohmann::json case_json(const CaseResult& c)
                         {"seconds", c.seconds},
                         {"check_seconds", c.check_seconds},
                         {"gpu_wait_seconds", c.gpu_wait_seconds},
+                        {"gpu_exclusive_seconds", c.gpu_exclusive_seconds},
                         {"summary", c.summary},
                         {"findings", c.findings},
                         {"detail", c.detail},

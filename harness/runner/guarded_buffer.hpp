@@ -1,5 +1,6 @@
 // A device buffer with a guard zone of harness::guard_elements on each side. The launcher gets
-// data(); the runner sends the whole thing back so the parent can see writes outside it.
+// data(); the runner sends the whole thing back so the parent can see writes outside it, or only
+// its checksum where the parent needs no more (an input after the run, a second run's output).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,12 @@ public:
     void upload(const void* host, std::uint64_t guard_pattern);
     void download_all(void* host) const;  // total_bytes()
     void download_range(std::size_t byte_offset, std::size_t bytes, void* host) const;
+    // Checksums of the data (guards excluded) as floats (f64: doubles), computed on the GPU;
+    // `device_sum` is 8 bytes of device memory to add them up in. Of values: the sum of
+    // harness::checksum_term (a repetition's output, compared with the golden one); of exact bits:
+    // harness::bits_checksum (an input after the run, a second run's output).
+    std::uint64_t values_checksum(bool f64, unsigned long long* device_sum) const;
+    std::uint64_t bits_checksum(bool f64, unsigned long long* device_sum) const;
 
 private:
     std::size_t elements_, element_bytes_;

@@ -4,9 +4,9 @@
 //   runner --exercise NAME            (the reference runner also answers `calibrate`; started
 //                                      with --bench, it measures instead: bench.hpp)
 //
-// It does only what the grader asks, one command at a time (harness/channel.hpp): run_case
-// generates the case's input from its seed, poisons the output, calls the launcher, and sends the
-// raw output with its guard zones; prepare / launch / checksum are the three steps of one timed
+// It does only what the grader asks, one command at a time (harness/channel.hpp): load_case
+// generates the case's input from its seed; run_case poisons the output, calls the launcher, says
+// when the GPU's part is done and sends the raw output with its guard zones; prepare / launch / checksum are the three steps of one timed
 // repetition, each timed by the grader on its own clock. The runner decides nothing and nothing it
 // says is taken on trust: the grader checks outputs against its own golden results and bounds
 // every time by what it saw. A CUDA error is reported with its case and ends the process (errors
@@ -104,63 +104,87 @@ void append_guards(const GuardedBuffer& buffer, std::vector<std::uint8_t>& blob)
     buffer.download_range(guard + buffer.data_bytes(), guard, blob.data() + at + guard);
 }
 
-struct Capture {
-    nlohmann::json meta;
-    std::vector<std::uint8_t> blob;
+// Eight bytes of device memory that the GPU's checksums add up in.
+class DeviceSum {
+public:
+    DeviceSum() { CUDA_CHECK(cudaMalloc(&sum_, sizeof *sum_)); }
+    ~DeviceSum() { cudaFree(sum_); }
+    DeviceSum(const DeviceSum&) = delete;
+    DeviceSum& operator=(const DeviceSum&) = delete;
+    unsigned long long* get() const { return sum_; }
+
+private:
+    unsigned long long* sum_ = nullptr;
 };
 
-// The output with its guards, the input's guards and scratch's guards, and the input's checksum
-// after the run (the parent compares it with its own).
-Capture capture_output(const Case& c, const CaseInputs& inputs, const CaseBuffers& buffers)
-{
-    std::vector<std::uint8_t> blob(buffers.out->total_bytes());
-    buffers.out->download_all(blob.data());
-    const std::size_t out_bytes = blob.size();
-    append_guards(*buffers.in, blob);
-    const std::size_t in_guard_bytes = blob.size() - out_bytes;
-    std::size_t scratch_guard_bytes = 0;
-    if (buffers.scratch) {
-        append_guards(*buffers.scratch, blob);
-        scratch_guard_bytes = blob.size() - out_bytes - in_guard_bytes;
-    }
+// What the GPU's part of a case leaves for the host: the output with its guards, the input's guards
+// and scratch's guards (one blob, as sent), and what the GPU's checksums found.
+struct Readback {
+    std::vector<std::uint8_t> blob;
+    std::size_t out_bytes = 0, in_guard_bytes = 0, scratch_guard_bytes = 0;
+    std::uint64_t input_checksum = 0;  // of the input after the run (bits_checksum)
+    long long input_first_changed = -1, input_changed_elements = 0;
+    std::uint64_t repeat_checksum = 0;  // of a second run's output
+};
 
-    std::vector<unsigned char> input_after(buffers.in->data_bytes());
-    buffers.in->download_range(buffers.in->guard_bytes(), input_after.size(), input_after.data());
-    const std::size_t element = inputs.in_f64.empty() ? 4 : 8;
-    long long first_changed = -1, changed = 0;
-    const auto* before = static_cast<const unsigned char*>(inputs.input_data());
-    if (std::memcmp(before, input_after.data(), input_after.size()) != 0) {
-        for (std::size_t i = 0; i < input_after.size(); i += element) {
-            if (std::memcmp(before + i, input_after.data() + i, element) != 0) {
-                if (first_changed < 0) first_changed = static_cast<long long>(i / element);
-                ++changed;
-            }
-        }
+void read_back(const CaseBuffers& buffers, Readback& r)
+{
+    r.blob.resize(buffers.out->total_bytes());
+    buffers.out->download_all(r.blob.data());
+    r.out_bytes = r.blob.size();
+    append_guards(*buffers.in, r.blob);
+    r.in_guard_bytes = r.blob.size() - r.out_bytes;
+    if (buffers.scratch) {
+        append_guards(*buffers.scratch, r.blob);
+        r.scratch_guard_bytes = r.blob.size() - r.out_bytes - r.in_guard_bytes;
     }
-    nlohmann::json meta = {
-        {"case", c.index},
-        {"segments",
-         {{{"name", "out"}, {"bytes", out_bytes}},
-          {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
-          {{"name", "scratch_guards"}, {"bytes", scratch_guard_bytes}}}},
-        {"input_checksum", checksum64(input_after.data(), input_after.size())},
-        {"input_first_changed", first_changed},
-        {"input_changed_elements", changed},
-    };
-    return {meta, std::move(blob)};
 }
 
-// Runs the launcher once more on the same input, from a poisoned output, and returns the
-// checksum of what it wrote: a wrong output that changes between runs points to a race.
-std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffers)
+// The input's checksum after the run, taken on the GPU; only where it differs from the one taken
+// before the launcher ran is the input copied back, to say where it changed.
+void check_input(const CaseInputs& inputs, const CaseBuffers& buffers, std::uint64_t before, const DeviceSum& sum,
+                 Readback& r)
 {
-    buffers.out->fill(element_type(exercise) == ElementType::f64 ? unwritten_f64 : unwritten_f32);
+    const bool f64 = !inputs.in_f64.empty();
+    r.input_checksum = buffers.in->bits_checksum(f64, sum.get());
+    if (r.input_checksum == before) return;
+    std::vector<unsigned char> after(buffers.in->data_bytes());
+    buffers.in->download_range(buffers.in->guard_bytes(), after.size(), after.data());
+    const std::size_t element = f64 ? 8 : 4;
+    const auto* original = static_cast<const unsigned char*>(inputs.input_data());
+    for (std::size_t i = 0; i < after.size(); i += element) {
+        if (std::memcmp(original + i, after.data() + i, element) != 0) {
+            if (r.input_first_changed < 0) r.input_first_changed = static_cast<long long>(i / element);
+            ++r.input_changed_elements;
+        }
+    }
+}
+
+// Runs the launcher once more on the same input, from a poisoned output, and returns the checksum
+// of what it wrote: a wrong output that changes between runs points to a race.
+std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffers, const DeviceSum& sum)
+{
+    const bool f64 = element_type(exercise) == ElementType::f64;
+    buffers.out->fill(f64 ? unwritten_f64 : unwritten_f32);
     call_launcher(exercise.name, buffers.args);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<unsigned char> again(buffers.out->data_bytes());
-    buffers.out->download_range(buffers.out->guard_bytes(), again.size(), again.data());
-    return checksum64(again.data(), again.size());
+    return buffers.out->bits_checksum(f64, sum.get());
+}
+
+nlohmann::json describe_output(const Case& c, const Readback& r)
+{
+    return {
+        {"case", c.index},
+        {"segments",
+         {{{"name", "out"}, {"bytes", r.out_bytes}},
+          {{"name", "in_guards"}, {"bytes", r.in_guard_bytes}},
+          {{"name", "scratch_guards"}, {"bytes", r.scratch_guard_bytes}}}},
+        {"input_checksum", r.input_checksum},
+        {"input_first_changed", r.input_first_changed},
+        {"input_changed_elements", r.input_changed_elements},
+        {"repeat_checksum", r.repeat_checksum},
+    };
 }
 
 // What the runner keeps between the commands of one case.
@@ -171,39 +195,62 @@ struct CurrentCase {
     std::unique_ptr<TimedRuns> timed;  // made at the first prepare
 };
 
+// load_case's work, and run_case's where no load_case came first: the case's input, made on the
+// host from its seed. The previous case's buffers go first.
+void load(const Exercise& exercise, const std::vector<Case>& cases, const Message& command, CurrentCase& current,
+          std::string& phase, int& case_index)
+{
+    const int index = command.meta.at("case").get<int>();
+    if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
+    current = CurrentCase{};
+    case_index = index;
+    current.c = &cases[static_cast<std::size_t>(index)];
+    phase = "setup";
+    current.inputs = make_inputs(exercise, *current.c);
+}
+
 // Answers one command; returns false after quit.
 bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<Case>& cases, const Message& command,
             CurrentCase& current, std::string& phase, int& case_index)
 {
     const bool f64 = element_type(exercise) == ElementType::f64;
     switch (command.type) {
+        case MessageType::load_case: {
+            load(exercise, cases, command, current, phase, case_index);
+            channel.send(MessageType::case_loaded, {{"case", case_index}});
+            return true;
+        }
         case MessageType::run_case: {
-            const int index = command.meta.at("case").get<int>();
-            if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
-            current = CurrentCase{};  // frees the previous case's buffers first
-            case_index = index;
-            current.c = &cases[static_cast<std::size_t>(index)];
+            if (current.c == nullptr || current.c->index != command.meta.at("case").get<int>())
+                load(exercise, cases, command, current, phase, case_index);
+            current.timed.reset();
+            current.buffers = CaseBuffers{};  // a case run twice starts from fresh buffers
             phase = "setup";
-            current.inputs = make_inputs(exercise, *current.c);
-            const CaseInputs& inputs = current.inputs;
-            current.buffers = prepare(exercise, *current.c, inputs);
+            current.buffers = prepare(exercise, *current.c, current.inputs);
+            const DeviceSum sum;
+            const std::uint64_t input_before = current.buffers.in->bits_checksum(f64, sum.get());
             phase = "launch";
             call_launcher(exercise.name, current.buffers.args);
             CUDA_CHECK(cudaGetLastError());
             CUDA_CHECK(cudaDeviceSynchronize());
             phase = "readback";
-            Capture capture = capture_output(*current.c, inputs, current.buffers);
+            Readback readback;
+            read_back(current.buffers, readback);
+            check_input(current.inputs, current.buffers, input_before, sum, readback);
             phase = "repeat";
-            capture.meta["repeat_checksum"] = repeat_checksum(exercise, current.buffers);
-            channel.send(MessageType::case_output, capture.meta, capture.blob.data(), capture.blob.size());
+            readback.repeat_checksum = repeat_checksum(exercise, current.buffers, sum);
             // Only a speed case's buffers are needed again (by its repetitions): the others go back to the
-            // GPU now, not at the next case, so that a runner waiting for its next case holds no more than
+            // GPU now, so that a runner sending its output or waiting for its next case holds no more than
             // its context while other exercises' runners (and other gradings') need the memory.
+            if (!current.c->timed) current.buffers = CaseBuffers{};
+            channel.send(MessageType::case_ran, {{"case", case_index}});
+            channel.send(MessageType::case_output, describe_output(*current.c, readback), readback.blob.data(),
+                         readback.blob.size());
             if (!current.c->timed) current = CurrentCase{};
             return true;
         }
         case MessageType::prepare: {
-            if (current.c == nullptr) throw std::logic_error("prepare without a speed case");
+            if (current.c == nullptr || !current.buffers.in) throw std::logic_error("prepare without a speed case run");
             phase = "timing";
             if (!current.timed) {
                 cudaDeviceProp props{};

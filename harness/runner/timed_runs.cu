@@ -26,18 +26,6 @@ __global__ void make_variant(const T* original, T* variant, std::size_t n, std::
         variant[i] = variant_flips(key, i) ? -original[i] : original[i];
 }
 
-// Sum (mod 2^64) of checksum_term over the output: per thread, then per warp, one atomic per warp.
-template <typename T>
-__global__ void sum_checksum_terms(const T* out, std::size_t n, unsigned long long* sum)
-{
-    unsigned long long partial = 0;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        partial += checksum_term(i, out[i]);
-    for (int offset = 16; offset > 0; offset /= 2) partial += __shfl_down_sync(0xffffffffu, partial, offset);
-    if ((threadIdx.x & 31) == 0) atomicAdd(sum, partial);
-}
-
 // Holds the stream until the runner writes flags[0] (the launcher call is queued behind this
 // kernel) or `limit_ns` of the GPU's global timer passed; flags[1] = 1 says the limit ended it.
 __global__ void hold_stream(volatile unsigned* flags, unsigned long long limit_ns)
@@ -160,17 +148,7 @@ TimedRuns::Launch TimedRuns::launch(const std::string& exercise, std::uint64_t k
 
 std::uint64_t TimedRuns::checksum()
 {
-    const GuardedBuffer& out = *placements_[current_].out;
-    const std::size_t n = out.data_bytes() / (f64_ ? 8 : 4);
-    CUDA_CHECK(cudaMemset(sum_, 0, sizeof *sum_));
-    if (f64_)
-        sum_checksum_terms<<<blocks_for(n), threads>>>(static_cast<const double*>(out.data()), n, sum_);
-    else
-        sum_checksum_terms<<<blocks_for(n), threads>>>(static_cast<const float*>(out.data()), n, sum_);
-    CUDA_CHECK(cudaGetLastError());
-    unsigned long long sum = 0;
-    CUDA_CHECK(cudaMemcpy(&sum, sum_, sizeof sum, cudaMemcpyDeviceToHost));
-    return sum;
+    return placements_[current_].out->values_checksum(f64_, sum_);
 }
 
 }  // namespace harness::runner

@@ -12,6 +12,7 @@
 #       // FAKE_INCLUDES: path ...        more files in the dependency list; @ROOT@ is this root
 #       FAKE_COMPILE_ERROR                fails like a syntax error
 #       FAKE_COMPILER_HANG                never finishes
+#       FAKE_COMPILE_SLOW                 takes 8 s
 #       FAKE_LINK_ERROR                   the link fails like a duplicate definition
 #   link:    nvcc <flags> -o RUNNER RUNNER_OBJECT SUBMISSION_OBJECT
 #     copies fake_runner to RUNNER with a trailer "FAKE_RUNNER_BEHAVIOUR=<behaviour>;" that
@@ -63,6 +64,9 @@ if grep -q FAKE_COMPILE_ERROR "$src"; then
 fi
 if grep -q FAKE_COMPILER_HANG "$src"; then
   sleep 600
+fi
+if grep -q FAKE_COMPILE_SLOW "$src"; then
+  sleep 8
 fi
 behaviour=$(sed -n 's|.*// FAKE_RUNNER: *\([^ ]*\).*|\1|p' "$src" | head -n 1)
 [ -n "$behaviour" ] || behaviour=correct

@@ -16,7 +16,8 @@
 // skips_most (on four calls in five, answers fast with the first output it computed: a kernel that
 // skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) |
 // disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something else had held the
-// machine; later ones are honest)
+// machine; later ones are honest) | slow_host (says on stderr when a case is loaded, has run and is sent, and
+// spends 8 s between the last two, as the host's checks of a large case do)
 #include <sys/prctl.h>
 #include <unistd.h>
 #include <chrono>
@@ -70,8 +71,7 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
                             : static_cast<float>(exclusive ? expected.value[i] - inputs.in_f32[i] : expected.value[i]);
         std::memcpy(blob.data() + out_at + i * sizeof(float), &v, sizeof(float));
     }
-    const std::uint64_t out_checksum =
-        checksum64(blob.data() + guard_elements * 4, blob.size() - static_cast<std::size_t>(guard_elements) * 4);
+    const std::uint64_t out_checksum = bits_checksum(blob.data() + out_at, expected.value.size(), false);
     append(blob, unwritten_f32, guard_elements);
     const std::size_t out_bytes = blob.size();
     append(blob, input_guard_f32, 2 * guard_elements);
@@ -87,7 +87,8 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
                    {{{"name", "out"}, {"bytes", out_bytes}},
                     {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
                     {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
-                  {"input_checksum", checksum64(inputs.input_data(), inputs.input_bytes())},
+                  {"input_checksum", bits_checksum(inputs.input_data(), inputs.input_bytes() / (inputs.in_f64.empty() ? 4 : 8),
+                                                     !inputs.in_f64.empty())},
                   {"input_first_changed", -1},
                   {"input_changed_elements", 0},
                   {"repeat_checksum", behaviour == "racy" ? out_checksum ^ 1 : out_checksum}},
@@ -163,11 +164,21 @@ int main(int argc, char** argv)
     std::uint64_t case_output_checksum = 0;  // of the output sent for the current case's own input
     int launches = 0;
     bool skipped = false;
+    int loaded = -1;  // the case whose input load_case made
     for (;;) {
         Message command;
         if (commands.receive(command, std::chrono::steady_clock::time_point::max()) != ChannelReader::Result::message)
             return 0;
         switch (command.type) {
+            case MessageType::load_case: {
+                const int index = command.meta.at("case").get<int>();
+                current = &cases.at(static_cast<std::size_t>(index));
+                inputs = make_inputs(*exercise, *current);
+                loaded = index;
+                if (behaviour == "slow_host") std::cerr << "fake_runner: case " << index << " loaded" << std::endl;
+                channel.send(MessageType::case_loaded, {{"case", index}});
+                break;
+            }
             case MessageType::run_case: {
                 const int index = command.meta.at("case").get<int>();
                 current = &cases.at(static_cast<std::size_t>(index));
@@ -184,12 +195,19 @@ int main(int argc, char** argv)
                     send_cuda_error(channel, index, "timing", "cudaErrorMemoryAllocation", "out of memory");
                     return 3;
                 }
-                inputs = make_inputs(*exercise, *current);
+                if (loaded != index) inputs = make_inputs(*exercise, *current);
+                loaded = -1;
+                channel.send(MessageType::case_ran, {{"case", index}});
+                if (behaviour == "slow_host") {  // the host's checks of a large case, after its GPU work
+                    std::cerr << "fake_runner: case " << index << " ran" << std::endl;
+                    std::this_thread::sleep_for(std::chrono::seconds(8));
+                }
                 if (behaviour == "garbage_meta" && index == 2) {
                     channel.send(MessageType::case_output, {{"case", "two"}});
                     break;
                 }
                 case_output_checksum = send_output(channel, *exercise, *current, behaviour);
+                if (behaviour == "slow_host") std::cerr << "fake_runner: case " << index << " sent" << std::endl;
                 break;
             }
             case MessageType::prepare:
@@ -223,7 +241,7 @@ int main(int argc, char** argv)
             case MessageType::calibrate:
                 // A "device" whose copy bandwidth is 100 GB/s: the 20 ms "kernel" (512 MB of the 2^26 scan, 27
                 // GB/s) is plausible, an answer within a pipe's round trip is not, however loaded the machine.
-                // Its 80 GiB make ten exercise places (grader.cpp), as many as there are exercises.
+                // Its 80 GiB make thirteen exercise places (grader.cpp), more than there are exercises.
                 channel.send(MessageType::calibration, {{"device", "fake device (CPU)"},
                                                         {"cc", "0.0"},
                                                         {"copy_gb_s", 100.0},

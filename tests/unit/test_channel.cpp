@@ -272,14 +272,16 @@ TEST_CASE("commands and answers both pass the reader; every type the wire allows
 {
     Pipe pipe;
     ChannelWriter writer(pipe.write_end);
-    for (MessageType type : {MessageType::run_case, MessageType::prepare, MessageType::launch, MessageType::checksum,
-                             MessageType::quit, MessageType::calibrate, MessageType::prepared, MessageType::launched,
-                             MessageType::checksummed, MessageType::calibration})
-        writer.send(type, {{"key", 7}});
+    const MessageType types[] = {MessageType::load_case,  MessageType::run_case,     MessageType::prepare,
+                                 MessageType::launch,     MessageType::checksum,     MessageType::quit,
+                                 MessageType::calibrate,  MessageType::end_timing,   MessageType::case_loaded,
+                                 MessageType::case_ran,   MessageType::prepared,     MessageType::launched,
+                                 MessageType::checksummed, MessageType::calibration, MessageType::timing_ended};
+    for (MessageType type : types) writer.send(type, {{"key", 7}});
     pipe.close_write();
     ChannelReader reader(pipe.read_end);
     Message message;
     int count = 0;
     while (reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::message) ++count;
-    CHECK(count == 10);
+    CHECK(count == static_cast<int>(std::size(types)));
 }

@@ -41,7 +41,7 @@ struct FakeOutput {
             r.scratch_guards.resize(2 * g * 4);
             for (std::size_t i = 0; i < 2 * g; ++i) put(r.scratch_guards, i, scratch_f32);
         }
-        r.input_checksum = checksum64(inputs.input_data(), inputs.input_bytes());
+        r.input_checksum = bits_checksum(inputs.input_data(), inputs.in_f32.size(), false);
         return r;
     }
 };
@@ -212,7 +212,7 @@ TEST_CASE("a wrong output that changes between two runs is called a race; a stab
     Diagnosis d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
     CHECK(mentions(d, "a second run on the same input gave a different output: a race"));
     const std::size_t g = guard_elements * 4;
-    raw.repeat_checksum = checksum64(raw.out_with_guards.data() + g, 3000 * 4);
+    raw.repeat_checksum = bits_checksum(raw.out_with_guards.data() + g, 3000, false);
     d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
     CHECK_FALSE(mentions(d, "race"));
     CHECK(d.detail["changes_between_runs"] == false);

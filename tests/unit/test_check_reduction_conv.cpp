@@ -33,7 +33,7 @@ RawOutput raw_output(const std::vector<T>& values, const CaseInputs& inputs)
         r.scratch_guards.resize(2 * g * 8);
         for (std::size_t i = 0; i < 2 * g; ++i) std::memcpy(r.scratch_guards.data() + i * 8, &scratch_f64, 8);
     }
-    r.input_checksum = checksum64(inputs.input_data(), inputs.input_bytes());
+    r.input_checksum = bits_checksum(inputs.input_data(), inputs.input_bytes() / sizeof(T), sizeof(T) == 8);
     return r;
 }
 

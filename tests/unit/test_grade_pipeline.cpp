@@ -10,6 +10,7 @@
 #include <fstream>
 #include <future>
 #include <iterator>
+#include <thread>
 
 #include <unistd.h>
 
@@ -471,4 +472,65 @@ TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait 
         const GradeRun run = timed.get();
         CHECK(exercise(run, "scan_kogge_stone").at("cases").at(0).at("status") == "pass");
     }
+}
+
+TEST_CASE("a case holds the GPU lock only for its GPU work: not while its input is made, nor for its checks")
+{
+    const fs::path lock_dir = test_dir("gpu_lock_host");
+    fs::remove_all(lock_dir);
+    fs::create_directories(lock_dir);
+    const harness::GpuLock lock(harness::gpu_lock_path(lock_dir.string(), "fake device (CPU)"));
+    const fs::path log = test_dir("host_work") / "work" / "scan_kogge_stone" / "runner-1.log";
+    // Waits (a minute at most) until the runner's log says `what`.
+    auto log_says = [&](const std::string& what) {
+        for (int i = 0; i < 1200; ++i) {
+            std::ifstream in(log);
+            const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (text.find(what) != std::string::npos) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return false;
+    };
+    // Another grading times: the case's input is made all the same.
+    harness::GpuLock::Hold timing = lock.hold(true);
+    auto grading = std::async(std::launch::async, [&] {
+        return grade_fake("host_work", {{"scan_kogge_stone", "// FAKE_RUNNER: slow_host"}},
+                          {"--gpu-lock-dir", lock_dir.string(), "--exercise", "scan_kogge_stone", "--case",
+                           "n=1025/int", "--case-time-limit", "30", "--keep-work"});
+    });
+    CHECK(log_says("case 7 loaded"));
+    timing = {};
+    // Once its GPU work is done, the runner's host work (8 s of it) does not keep a timing waiting.
+    REQUIRE(log_says("case 7 ran"));
+    timing = lock.hold(true);
+    std::ifstream in(log);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text.find("case 7 sent") == std::string::npos);
+    timing = {};
+    const GradeRun run = grading.get();
+    CHECK(run.exit_code == 0);
+    CHECK(exercise(run, "scan_kogge_stone").at("cases").at(0).at("status") == "pass");
+}
+
+TEST_CASE("an exercise starts as soon as its own file is built, while the others still compile")
+{
+    const GradeRun run = grade_fake("streamed_builds",
+                                    {{"scan_kogge_stone", "// FAKE_RUNNER: correct"},
+                                     {"scan_brent_kung", "// FAKE_RUNNER: correct\n// FAKE_COMPILE_SLOW"}},
+                                    {"--exercise", "scan_kogge_stone", "--exercise", "scan_brent_kung", "--parallel",
+                                     "2"});
+    CHECK(run.exit_code == 0);
+    const json& quick = exercise(run, "scan_kogge_stone");
+    const json& slow = exercise(run, "scan_brent_kung");
+    CHECK(slow.at("compile_seconds").get<double>() >= 8);
+    // The quick one began before the slow one's build (8 s of it) was done.
+    CHECK(quick.at("started_seconds").get<double>() < slow.at("compile_seconds").get<double>());
+    CHECK(quick.at("status") == "graded");
+    CHECK(slow.at("status") == "graded");
+    // Each exercise's lines, its build's first, in the order of the exercises asked for.
+    const std::size_t quick_built = run.output.find("scan_kogge_stone                    compiled");
+    const std::size_t slow_built = run.output.find("scan_brent_kung                     compiled");
+    CHECK(quick_built < slow_built);
+    CHECK(run.output.find("scan_kogge_stone (") > quick_built);
+    CHECK(run.output.find("scan_kogge_stone (") < slow_built);
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "grading/build.hpp"
+#include "grading/grader.hpp"
 #include "grading/json_schema.hpp"
 #include "grading/report.hpp"
 #include "grading/rubric.hpp"
@@ -166,6 +167,30 @@ TEST_CASE("submission discovery: anywhere below, unique names, missing files")
     CHECK(files[1].duplicates.size() == 2);
     CHECK(files[2].path.empty());
     fs::remove_all(dir);
+}
+
+TEST_CASE("exercises are graded longest first: the most case elements, ties in the given order")
+{
+    std::vector<SubmissionFile> files;
+    for (const auto& e : harness::all_exercises()) files.push_back({e.name, "/nowhere/" + e.name + ".cu", {}, false});
+    GradeOptions options;
+    const std::vector<std::size_t> order = grading_order(files, options);
+    REQUIRE(order.size() == files.size());
+    auto elements = [&](std::size_t k) {
+        std::int64_t sum = 0;
+        for (const auto& c : harness::cases_for(*harness::find_exercise(files[k].exercise))) sum += c.n;
+        return sum;
+    };
+    // scan_hierarchical has the largest case (2^28 + 3 elements).
+    CHECK(files[order.front()].exercise == "scan_hierarchical");
+    for (std::size_t i = 1; i < order.size(); ++i) {
+        CHECK(elements(order[i - 1]) >= elements(order[i]));
+        if (elements(order[i - 1]) == elements(order[i])) CHECK(order[i - 1] < order[i]);
+    }
+    // One case only: that case's size decides.
+    options.case_label = "n=1/int";
+    const std::vector<std::size_t> one = grading_order(files, options);
+    CHECK(std::is_permutation(one.begin(), one.end(), order.begin()));
 }
 
 TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after the runner object")

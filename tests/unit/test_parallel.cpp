@@ -14,6 +14,7 @@
 
 #include "harness/data.hpp"
 #include "harness/parallel.hpp"
+#include "harness/variant.hpp"
 #include "thread_limit.hpp"
 
 using namespace harness;
@@ -181,6 +182,41 @@ TEST_CASE("checksum64 of a large buffer: the same on any number of threads, and 
     std::memcpy(swapped.data() + (1 << 20), buffer.data(), 1 << 20);
     CHECK(checksum64(swapped.data(), swapped.size()) != one);
     CHECK(checksum64(buffer.data(), buffer.size() - 1) != one);
+}
+
+TEST_CASE("bits_checksum: the sum of bits_term in any order, on any number of threads, every bit counting")
+{
+    std::vector<float> values(3 * element_grain + 7);
+    SplitMix64 rng(5);
+    for (auto& v : values) v = static_cast<float>(rng.next() % 2001) - 1000.0f;
+    const std::uint64_t one = with_threads(1, [&] { return bits_checksum(values.data(), values.size(), false); });
+    CHECK(with_threads(many_threads, [&] { return bits_checksum(values.data(), values.size(), false); }) == one);
+    // On values that are neither zero nor NaN, the same as the checksum of values.
+    values[2] = values[2] == 0 ? 1.0f : values[2];
+    const std::uint64_t plain = bits_checksum(values.data(), values.size(), false);
+    CHECK(plain == output_checksum(values.data(), values.size()));
+    // Every element and its place count.
+    values[element_grain + 1] += 1;
+    CHECK(bits_checksum(values.data(), values.size(), false) != plain);
+    values[element_grain + 1] -= 1;
+    if (values[0] != values[1]) {
+        std::swap(values[0], values[1]);
+        CHECK(bits_checksum(values.data(), values.size(), false) != plain);
+        std::swap(values[0], values[1]);
+    }
+    // Exact bits: -0 and +0 differ, and so do two NaNs (what a race reads is often garbage).
+    values[2] = 0.0f;
+    const std::uint64_t positive = bits_checksum(values.data(), values.size(), false);
+    values[2] = -0.0f;
+    CHECK(bits_checksum(values.data(), values.size(), false) != positive);
+    const std::uint32_t nan_bits[2] = {0x7fc00000u, 0x7fc00001u};
+    std::memcpy(&values[2], &nan_bits[0], 4);
+    const std::uint64_t nan = bits_checksum(values.data(), values.size(), false);
+    std::memcpy(&values[2], &nan_bits[1], 4);
+    CHECK(bits_checksum(values.data(), values.size(), false) != nan);
+    values[2] = 1.0f;
+    const std::vector<double> doubles(values.begin(), values.end());
+    CHECK(bits_checksum(doubles.data(), doubles.size(), true) == output_checksum(doubles.data(), doubles.size()));
 }
 
 TEST_CASE("every chunk waits on the chunk gate first, on the thread that runs it")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9's benchmarks in one device call: build, the stability tables, `grade bench` (BENCH=0: not),
+# Issue 9's benchmarks in one device call: build (DEMO=1: and the demo), the stability tables, `grade bench` (BENCH=0: not),
 # gradings at other --parallel values (PARALLELS="4 10"), then as many
 # GPU tests as the time left allows (SECONDS_TOTAL, default 560). Everything under $OUT.
 set -uo pipefail
@@ -7,7 +7,7 @@ out=${OUT:-gpu-logs}
 mkdir -p "$out"
 total=${SECONDS_TOTAL:-560}
 start=$(date +%s)
-DEMO=0 CTEST_SECONDS=1 tools/gpu_session.sh '^$' > "$out/build-session.txt" 2>&1
+DEMO=${DEMO:-0} CTEST_SECONDS=1 tools/gpu_session.sh '^$' > "$out/build-session.txt" 2>&1
 echo "== build: $(( $(date +%s) - start )) s"; grep -E "error|FAILED" "$out/demo.log" | head -5
 # bubblewrap unpacked from the carried .debs by gpu_session.sh, where the machine has none.
 if ! command -v bwrap > /dev/null && [ -x .debs/root/usr/bin/bwrap ]; then

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -78,13 +79,16 @@ std::vector<std::string> link_command(const std::string& nvcc, const std::string
                                       const std::string& runner_object, const std::string& object,
                                       const std::string& executable);
 
-// Builds every (source, executable) pair, `jobs` at a time; results in the same order. Each step
-// runs in `sandbox` (nullptr: directly, for trusted code with --no-sandbox). The build's files go
-// to <executable's folder>/build/. Throws std::runtime_error when the grader's own runner object
-// cannot be read (an error of the grading environment, not of any submission).
+// Builds every (source, executable) pair, `jobs` at a time, in the order given; results in the
+// same order. `built` (when given) hears of each as soon as it is done, on the thread that built
+// it, so that its exercise can start while the others still compile. Each step runs in `sandbox`
+// (nullptr: directly, for trusted code with --no-sandbox). The build's files go to <executable's
+// folder>/build/. Throws std::runtime_error when the grader's own runner object cannot be read (an
+// error of the grading environment, not of any submission), before any build starts.
 std::vector<BuildResult> build_runners(const Toolchain& toolchain,
                                        const std::vector<std::pair<std::string, std::string>>& work, int jobs,
-                                       const harness::Sandbox* sandbox);
+                                       const harness::Sandbox* sandbox,
+                                       const std::function<void(std::size_t, const BuildResult&)>& built = {});
 
 // ---- The pieces of the checks, exposed for the tests ----
 

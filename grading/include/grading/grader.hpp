@@ -32,7 +32,7 @@ struct GradeOptions {
     bool colour = false;                        // status words in colour in `progress` (console.hpp)
     Toolchain toolchain;
     int compile_jobs = 4;
-    int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns); grade: 4-8 by cores
+    int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns); grade: 4-16 by cores
     harness::SupervisorLimits limits;
     double target_rse = 0.01;  // a speed case's timing ends once both medians are known this well
     // Processes of no grading on the GPU (a description; empty when none): asked around every
@@ -45,5 +45,10 @@ struct GradeOptions {
 };
 
 GradeReport grade(const GradeOptions& options, std::ostream& progress);
+
+// The order in which grade() builds and grades the files (indices into `files`): the exercises with
+// the most case elements first (their inputs, runs and checks take the time), so that the last to
+// finish is not one that started late; ties in the order given.
+std::vector<std::size_t> grading_order(const std::vector<SubmissionFile>& files, const GradeOptions& options);
 
 }  // namespace grading

@@ -42,6 +42,8 @@ struct TimingResult {
     int batches = 0;              // 2 when the grader's clock disagreed with the first batch, or it had company
     std::string other_processes;  // processes of no grading on the GPU during the counted batch
     int verified_reps = 0;        // repetitions whose output the grader checked, picked afterwards
+    double batch_seconds = 0;     // wall time of the batches in turns (both, where there were two)
+    double alone_seconds = 0;     // wall time of the reference's batches alone (held and unheld)
     std::vector<double> student_samples_ms, reference_samples_ms;  // accepted times, in order
     std::string note;  // why a number is missing or was not taken as reported
 };
@@ -55,9 +57,10 @@ struct CaseResult {
     std::uint64_t seed = 0;
     bool timed = false;
     CaseStatus status = CaseStatus::not_run;
-    double seconds = 0;           // waited on the runner: case_begin to case_end, as the grader saw it
-    double check_seconds = 0;     // spent in the grader: inputs and golden results again, the check
-    double gpu_wait_seconds = 0;  // before the case: waiting for the GPU lock (other speed cases)
+    double seconds = 0;                // waited on the runners (the GPU lock's waits excepted)
+    double check_seconds = 0;          // spent in the grader: inputs and golden results again, the check
+    double gpu_wait_seconds = 0;       // waiting for the GPU lock (other speed cases, or case runs)
+    double gpu_exclusive_seconds = 0;  // speed cases: the GPU to itself, alone and in turns
     std::string summary;
     std::vector<std::string> findings;
     nlohmann::json detail = nlohmann::json::object();

@@ -166,7 +166,7 @@ void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, con
     if (!raw.scratch_guards.empty())
         check_zone_pair(raw.scratch_guards.data(), raw.scratch_guards.data() + guard_bytes, type,
                         f64 ? scratch_f64 : scratch_f32, "scratch", n_in + scratch_extra, d);
-    const std::uint64_t expected_checksum = checksum64(inputs.input_data(), inputs.input_bytes());
+    const std::uint64_t expected_checksum = bits_checksum(inputs.input_data(), inputs.input_bytes() / element, f64);
     if (raw.input_checksum != expected_checksum) {
         std::string where = raw.input_first_changed >= 0
                                 ? " (" + with_commas(raw.input_changed_elements) + " element(s), first at in[" +

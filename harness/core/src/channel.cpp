@@ -55,6 +55,8 @@ bool is_known_type(std::uint32_t type)
         case MessageType::checksummed:
         case MessageType::calibration:
         case MessageType::timing_ended:
+        case MessageType::case_loaded:
+        case MessageType::case_ran:
         case MessageType::run_case:
         case MessageType::prepare:
         case MessageType::launch:
@@ -62,6 +64,7 @@ bool is_known_type(std::uint32_t type)
         case MessageType::quit:
         case MessageType::calibrate:
         case MessageType::end_timing:
+        case MessageType::load_case:
             return true;
     }
     return false;

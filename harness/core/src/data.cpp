@@ -47,6 +47,21 @@ std::uint64_t checksum64(const void* data, std::size_t bytes)
     return checksum_of_block(blocks.data(), blocks.size() * sizeof(std::uint64_t));
 }
 
+std::uint64_t bits_checksum(const void* values, std::uint64_t count, bool f64)
+{
+    const std::vector<std::uint64_t> sums = parallel_chunks<std::uint64_t>(
+        0, static_cast<std::int64_t>(count), element_grain, [&](std::int64_t begin, std::int64_t end) {
+            std::uint64_t sum = 0;
+            for (auto i = static_cast<std::uint64_t>(begin); i < static_cast<std::uint64_t>(end); ++i)
+                sum += bits_term(i, f64 ? static_cast<const std::uint64_t*>(values)[i]
+                                        : static_cast<const std::uint32_t*>(values)[i]);
+            return sum;
+        });
+    std::uint64_t checksum = 0;
+    for (std::uint64_t sum : sums) checksum += sum;
+    return checksum;
+}
+
 namespace {
 
 template <typename Vector>

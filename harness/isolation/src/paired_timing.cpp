@@ -193,16 +193,26 @@ void ReferenceRunner::start()
     expect(MessageType::hello);
 }
 
-void ReferenceRunner::begin_case(int index, std::int64_t elements)
+Clock::duration ReferenceRunner::begin_case(int index, std::int64_t elements, const GpuLock* gpu_lock)
 {
     if (!failure_.empty()) throw ReferenceFailure(failure_);
-    if (current_case_ == index) return;
+    if (current_case_ == index) return {};
     if (!child_) start();
-    deadline_ = Clock::now() + command_limit_ +
-                std::chrono::milliseconds(static_cast<long long>(20 * static_cast<double>(elements) / 1e6));
+    const auto limit = command_limit_ +
+                       std::chrono::milliseconds(static_cast<long long>(20 * static_cast<double>(elements) / 1e6));
+    deadline_ = Clock::now() + limit;
+    send(MessageType::load_case, {{"case", index}});
+    expect(MessageType::case_loaded);
+    GpuLock::Hold shared;
+    if (gpu_lock) shared = gpu_lock->hold(false);
+    const Clock::duration waited = shared.waited;
+    deadline_ = Clock::now() + limit;
     send(MessageType::run_case, {{"case", index}});
+    expect(MessageType::case_ran);
+    shared = {};
     expect(MessageType::case_output);
     current_case_ = index;
+    return waited;
 }
 
 void ReferenceRunner::end_timing()

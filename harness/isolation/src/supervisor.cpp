@@ -56,33 +56,45 @@ private:
     void run_case(ChannelWriter& commands, ChannelReader& answers)
     {
         const RunCase c = pending_.front();
-        // Another grading's timing goes first; the wait is not the submission's time. A timed case's
-        // own run shares the GPU too: only its repetitions take it alone (time_case).
-        if (request_.gpu_lock) {
-            gpu_ = request_.gpu_lock->hold(false);
-            budget_end_ += gpu_.waited;
-        }
         current_ = CaseRun{};
         current_->index = c.index;
-        current_->gpu_wait_seconds = std::chrono::duration<double>(gpu_.waited).count();
         case_started_ = Clock::now();
         auto limit = limits_.case_limit + std::chrono::milliseconds(static_cast<long long>(
                                               limits_.case_ns_per_element * static_cast<double>(c.elements) / 1e6));
         if (c.timed) limit += limits_.timing_extra;
         deadline_ = std::min(case_started_ + limit, budget_end_);
 
+        // The input is the host's work: it is made while other exercises (and gradings) use the GPU.
+        send(commands, MessageType::load_case, {{"case", c.index}});
+        expect_case(answers, MessageType::case_loaded, c.index);
+        // The case's GPU work shares the GPU; another grading's timing goes first, and the wait is not
+        // the submission's time. A timed case's repetitions take it alone (time_case).
+        if (request_.gpu_lock) {
+            gpu_ = request_.gpu_lock->hold(false);
+            extend(gpu_.waited);
+            current_->gpu_wait_seconds = std::chrono::duration<double>(gpu_.waited).count();
+        }
         // An output is the case's elements with guard zones, three buffers' worth at most; a header
         // announcing more is malformed rather than an allocation the grader makes.
         answers.set_max_blob_bytes(
             8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
         send(commands, MessageType::run_case, {{"case", c.index}});
+        expect_case(answers, MessageType::case_ran, c.index);
+        gpu_ = {};  // the runner's checks and the output's transfer are the host's work again
         current_->output = expect(answers, MessageType::case_output);
         if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)
             throw Ended{Ended::Why::violation, "an output for another case", {}};
         current_->outcome = CaseRun::Outcome::output;
         if (c.timed) time_case(c, commands, answers);
-        gpu_ = {};  // the GPU is free again before the grader checks the output on the CPU
+        gpu_ = {};
         settle_current();
+    }
+
+    // An answer that names the case it answers for.
+    void expect_case(ChannelReader& answers, MessageType type, int index)
+    {
+        const Message answer = expect(answers, type);
+        if (answer.meta.value("case", -1) != index) throw Ended{Ended::Why::violation, "an answer for another case", {}};
     }
 
     // The submission's side of a paired timing: its repetitions on this conversation's channel.
@@ -148,7 +160,8 @@ private:
         if (request_.reference) {
             const auto started = Clock::now();
             try {
-                request_.reference->begin_case(c.index, c.elements);
+                const auto waited = request_.reference->begin_case(c.index, c.elements, request_.gpu_lock);
+                current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
                 reference.emplace(*this, *request_.reference);
             } catch (const ReferenceFailure& failure) {
                 reference_failure = failure.what();
@@ -158,11 +171,11 @@ private:
         // The repetitions, and nothing of the CPU work before them (both runners' inputs and
         // outputs), have the GPU to themselves.
         if (request_.gpu_lock) {
-            gpu_ = {};
             gpu_ = request_.gpu_lock->hold(true);
             extend(gpu_.waited);
             current_->gpu_wait_seconds += std::chrono::duration<double>(gpu_.waited).count();
         }
+        const auto exclusive_since = Clock::now();
         auto one_batch = [&] {
             const std::string before = request_.gpu_intruders ? request_.gpu_intruders() : std::string();
             // Every grading's checking waits while the batch runs (harness/gpu_lock.hpp).
@@ -183,6 +196,7 @@ private:
             } catch (const ReferenceFailure&) {  // the batches are complete: nothing of the case is lost
             }
         }
+        current_->gpu_exclusive_seconds = seconds_since(exclusive_since);
     }
 
     static void send(ChannelWriter& commands, MessageType type, const nlohmann::json& meta)
@@ -219,7 +233,7 @@ private:
 
     void settle_current()
     {
-        current_->seconds = seconds_since(case_started_);
+        current_->seconds = std::max(0.0, seconds_since(case_started_) - current_->gpu_wait_seconds);
         pending_.pop_front();
         on_case_(std::move(*current_));
         current_.reset();
@@ -320,7 +334,7 @@ private:
     const std::function<void(CaseRun&&)>& on_case_;
 
     bool said_hello_ = false;
-    GpuLock::Hold gpu_;  // held from a case's first command until it is settled or its runner is dead
+    GpuLock::Hold gpu_;  // shared for a case's GPU work, exclusive for its repetitions; kept until a failed runner is dead
     std::optional<CaseRun> current_;
     Clock::time_point case_started_{}, deadline_{};
 };

@@ -43,10 +43,10 @@ struct RawOutput {
     std::vector<std::uint8_t> out_with_guards;  // guard_elements, output, guard_elements
     std::vector<std::uint8_t> in_guards;        // front guard then back guard of the input
     std::vector<std::uint8_t> scratch_guards;   // same for scratch (empty if none)
-    std::uint64_t input_checksum = 0;
+    std::uint64_t input_checksum = 0;  // bits_checksum of the input after the run (harness/data.hpp)
     std::int64_t input_first_changed = -1;
     std::int64_t input_changed_elements = 0;
-    std::optional<std::uint64_t> repeat_checksum;  // the output of a second run on the same input
+    std::optional<std::uint64_t> repeat_checksum;  // bits_checksum of a second run's output on the same input
 
     // The output itself, without its guard zones (check_case has verified the sizes).
     const std::uint8_t* output(ElementType type) const
@@ -55,8 +55,9 @@ struct RawOutput {
     }
     std::uint64_t output_checksum(ElementType type) const
     {
-        return checksum64(output(type),
-                          out_with_guards.size() - 2 * static_cast<std::size_t>(guard_elements) * element_bytes(type));
+        const std::size_t bytes = element_bytes(type);
+        return bits_checksum(output(type), out_with_guards.size() / bytes - 2 * static_cast<std::size_t>(guard_elements),
+                               type == ElementType::f64);
     }
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.

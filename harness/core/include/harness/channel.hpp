@@ -19,9 +19,12 @@ namespace harness {
 constexpr int child_command_fd = 3;
 constexpr int child_channel_fd = 4;
 
-// The grader drives the runner: it sends a command, the runner answers with one message, and the
-// grader times each round trip on its own clock. Anything the runner sends that was not asked for
-// is a protocol error. Commands travel on fd child_command_fd, answers on child_channel_fd.
+// The grader drives the runner: it sends a command, the runner answers with one message (run_case
+// with two: case_ran, then case_output), and the grader times each round trip on its own clock.
+// Anything the runner sends that was not asked for is a protocol error. A case is load_case (the
+// host's work, input generation, while the GPU serves others) then run_case (the GPU's work, under
+// the grader's shared GPU lock until case_ran, then the host's checks and the output's transfer).
+// Commands travel on fd child_command_fd, answers on child_channel_fd.
 enum class MessageType : std::uint32_t {
     // runner -> grader
     hello = 1,          // unasked, first: {exercise, launcher_found}
@@ -34,14 +37,17 @@ enum class MessageType : std::uint32_t {
     checksummed = 10,   // answers checksum: {checksum}
     calibration = 11,   // answers calibrate (reference runner only): device facts, copy bandwidth
     timing_ended = 12,  // answers end_timing: {}
+    case_loaded = 13,   // answers load_case: {case}
+    case_ran = 14,      // answers run_case first, once the case's GPU work is done: {case}; case_output follows
     // grader -> runner
-    run_case = 20,    // {case}: generate the case's input, run the launcher, send the output
+    run_case = 20,    // {case}: run the launcher on the loaded input (loading it first if need be), send the output
     prepare = 21,     // {}: the next placement of the case's buffers, its output poisoned
     launch = 22,      // {key, hold_us}: the input variant of `key`, the L2 flushed, one timed launcher call
     checksum = 23,    // {}: checksum of the output the last launch left
     quit = 24,        // {}
     calibrate = 25,   // {}: measure the device (reference runner only)
     end_timing = 26,  // {}: the repetitions' buffers go back to the GPU; the case stays (reference runner)
+    load_case = 27,   // {case}: generate the case's input on the host; nothing on the GPU yet
 };
 
 struct Message {

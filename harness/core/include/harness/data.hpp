@@ -66,8 +66,14 @@ void fill_from_stream(Vector& values, std::uint64_t seed, std::uint64_t first_dr
     });
 }
 
-// Fast 64-bit checksum of a buffer (8 bytes a step), to detect a modified input. Above 1 MiB it is
-// the checksum of the checksums of its 1 MiB blocks, which are computed in parallel.
+// Fast 64-bit checksum of a buffer (8 bytes a step). Above 1 MiB it is the checksum of the
+// checksums of its 1 MiB blocks, which are computed in parallel.
 std::uint64_t checksum64(const void* data, std::size_t bytes);
+
+// The sum of bits_term over the exact bits of `count` floats (f64: doubles), in parallel
+// (harness/variant.hpp): what the runner computes on the GPU over a device buffer, so that an input
+// after the run, or a second run's output, is compared without copying it back. Exact: two NaNs of
+// different bits, or -0 and +0, differ (garbage read by a race often is a NaN).
+std::uint64_t bits_checksum(const void* values, std::uint64_t count, bool f64);
 
 }  // namespace harness

@@ -32,9 +32,16 @@ HARNESS_HOST_DEVICE inline bool variant_flips(std::uint64_t key, std::uint64_t i
     return (mix64(key + i * 0x9e3779b97f4a7c15ull) & 1u) != 0;
 }
 
-// One element's share of the checksum: a hash of its position and its value, with -0 read as +0
-// and every NaN as one NaN (a correct order may give either zero). The checksum is the sum of the
-// terms modulo 2^64, so the order in which a kernel adds them does not matter.
+// One element's share of a checksum of exact bits: a hash of its position and its bits. The
+// checksum is the sum of the terms modulo 2^64, so the order in which a kernel adds them does not
+// matter.
+HARNESS_HOST_DEVICE inline std::uint64_t bits_term(std::uint64_t i, std::uint64_t bits)
+{
+    return mix64(bits ^ (i * 0xd1b54a32d192ed03ull));
+}
+
+// One element's share of the checksum of values: as bits_term, with -0 read as +0 and every NaN
+// as one NaN (a correct order may give either zero).
 HARNESS_HOST_DEVICE inline std::uint64_t checksum_term(std::uint64_t i, float v)
 {
     std::uint32_t bits = 0;
@@ -42,7 +49,7 @@ HARNESS_HOST_DEVICE inline std::uint64_t checksum_term(std::uint64_t i, float v)
         bits = 0x7fc00000u;
     else if (v != 0.0f)
         memcpy(&bits, &v, sizeof bits);
-    return mix64(bits ^ (i * 0xd1b54a32d192ed03ull));
+    return bits_term(i, bits);
 }
 
 HARNESS_HOST_DEVICE inline std::uint64_t checksum_term(std::uint64_t i, double v)
@@ -52,7 +59,7 @@ HARNESS_HOST_DEVICE inline std::uint64_t checksum_term(std::uint64_t i, double v
         bits = 0x7ff8000000000000ull;
     else if (v != 0.0)
         memcpy(&bits, &v, sizeof bits);
-    return mix64(bits ^ (i * 0xd1b54a32d192ed03ull));
+    return bits_term(i, bits);
 }
 
 template <typename T>

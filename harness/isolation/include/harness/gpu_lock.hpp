@@ -1,9 +1,11 @@
 // The GPU to itself while it is timed, across processes: several gradings on one machine (a
 // batch, two CI jobs, a student beside an instructor) share one lock file per GPU. A timed case's
 // repetitions hold it exclusively, from the first warm-up to the last repetition; every case's run
-// (a timed case's checked run and its reference's too) holds it shared, so correctness phases run
-// side by side but never during another grading's timing. Holds
-// are granted in turn: an untimed case that asks after a waiting timed case goes after it.
+// (a timed case's checked run and its reference's too) holds it shared while it uses the GPU, from
+// run_case until the runner says case_ran (the input is made before, the checks come after:
+// harness/channel.hpp), so correctness phases run side by side but never during another grading's
+// timing, and a timed case waits for no one's CPU work. Holds are granted in turn: an untimed case
+// that asks after a waiting timed case goes after it.
 //
 // The lock is flock(2) on a file the grader opens itself; submitted code never sees the file
 // (the sandbox hides the grader's /tmp), and a lock dies with the process that held it, so a

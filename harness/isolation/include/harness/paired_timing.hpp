@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/channel.hpp"
+#include "harness/gpu_lock.hpp"
 #include "harness/process.hpp"
 
 namespace harness {
@@ -105,8 +106,10 @@ public:
     ReferenceRunner(const ReferenceRunner&) = delete;
     ReferenceRunner& operator=(const ReferenceRunner&) = delete;
 
-    // Makes case `index` (of `elements` elements) the one repetitions run on. Throws ReferenceFailure.
-    void begin_case(int index, std::int64_t elements);
+    // Makes case `index` (of `elements` elements) the one repetitions run on: its input made on the
+    // host, then its run on the GPU, under `gpu_lock` held shared (when given) from the run's start
+    // until its GPU work is done. Returns how long taking the lock took. Throws ReferenceFailure.
+    std::chrono::steady_clock::duration begin_case(int index, std::int64_t elements, const GpuLock* gpu_lock = nullptr);
     TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override;
     // Gives the repetitions' buffers (three more sets of the speed case's, a gigabyte or two) back
     // to the GPU; the case stays begun, and the next repetition makes them again. Throws

@@ -47,8 +47,9 @@ struct CaseRun {
     std::vector<TimedBatch> batches;
     bool timing_incomplete = false;                   // the output arrived, the repetitions did not all finish
     nlohmann::json error = nlohmann::json::object();  // cuda_error or exception meta, or {"reason": ...}
-    double seconds = 0;                               // the whole case, as the grader saw it
-    double gpu_wait_seconds = 0;                      // before it, waiting for the GPU lock
+    double seconds = 0;                               // the whole case as the grader saw it, but the waits
+    double gpu_wait_seconds = 0;                      // waiting for the GPU lock (other gradings' speed cases)
+    double gpu_exclusive_seconds = 0;                 // a speed case's repetitions, with the GPU to themselves
 };
 
 struct ExerciseRun {

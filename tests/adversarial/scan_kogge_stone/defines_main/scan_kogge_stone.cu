@@ -72,9 +72,16 @@ int main()
         std::vector<char> blob(command.blob_bytes);
         if (!read_all(3, &meta[0], meta.size()) || !read_all(3, blob.data(), blob.size())) return 0;
         switch (command.type) {
+        case 27: {   // load_case {case}
+            const std::size_t at = meta.find(':');
+            const std::string index = at == std::string::npos ? "0" : meta.substr(at + 1, meta.find('}') - at - 1);
+            send_frame(13, R"({"case":)" + index + "}");
+            break;
+        }
         case 20: {   // run_case {case}: an output that claims to be the answer
             const std::size_t at = meta.find(':');
             const std::string index = at == std::string::npos ? "0" : meta.substr(at + 1, meta.find('}') - at - 1);
+            send_frame(14, R"({"case":)" + index + "}");
             send_frame(3, R"({"case":)" + index + R"(,"segments":[{"name":"out","bytes":4096}],"input_checksum":0,)"
                               R"("input_first_changed":-1,"input_changed_elements":0,"repeat_checksum":0})",
                        std::vector<char>(4096, 0));
