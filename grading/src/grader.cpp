@@ -282,13 +282,14 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     if (result.runner_output.size() > 8192)
         result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
 
-    // What went wrong beside other exercises (a runner that could not start or use the GPU, a case
-    // that found the GPU's memory used up, a reference runner that failed, as when another
-    // exercise's runner took the GPU's memory or the process limit) is tried once more with the GPU
-    // and the machine to itself. A submission that runs out of memory by itself does so again.
-    result.grade_again_alone =
-        (run.machine_failure || run.gpu_memory_ran_out || (reference && !reference->failure().empty())) &&
-        options.parallel_exercises > 1;
+    // What went wrong beside other exercises (a runner that could not start, ended before its
+    // hello or could not use the GPU, a case that found the GPU's memory used up, a reference runner
+    // that failed, as when another exercise's runner took the GPU's memory or the process limit) is
+    // tried once more with the GPU and the machine to itself. A submission that runs out of memory
+    // or exits at its start by itself does so again.
+    result.grade_again_alone = (run.machine_failure || run.gpu_memory_ran_out || run.ended_before_hello ||
+                                (reference && !reference->failure().empty())) &&
+                               options.parallel_exercises > 1;
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";

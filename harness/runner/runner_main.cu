@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,33 @@ namespace {
 
 // Sets of buffers a speed case's repetitions take turns over (timed_runs.hpp).
 constexpr int timed_placements = 4;
+
+// Every word of a block's shared memory set to `word` (volatile: stores nobody reads are kept).
+__global__ void fill_shared_memory(unsigned word, unsigned words)
+{
+    extern __shared__ unsigned shared[];
+    volatile unsigned* v = shared;
+    for (unsigned i = threadIdx.x; i < words; i += blockDim.x) v[i] = word;
+}
+
+// Leaves `word` in the shared memory of every SM: what a kernel reads there before it writes it
+// (a missing __syncthreads()). The case's run meets one pattern, the second run another (zeros,
+// then NaN), so that such a race gives a different output instead of the same leftovers twice.
+void scrub_shared_memory(unsigned word)
+{
+    static const std::pair<int, int> blocks_and_bytes = [] {
+        int device = 0, sms = 0, optin = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        CUDA_CHECK(cudaFuncSetAttribute(fill_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        return std::pair<int, int>{2 * sms, optin};  // one block of all the memory per SM at a time, twice over
+    }();
+    const auto [blocks, bytes] = blocks_and_bytes;
+    fill_shared_memory<<<blocks, 1024, static_cast<std::size_t>(bytes)>>>(word, static_cast<unsigned>(bytes) / 4);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 // Page-locked host memory: a convolution's mask lives here, so that the launcher's copy of it to
 // constant memory is a DMA on the stream, never a staging copy through the driver's own buffers,
@@ -160,12 +188,14 @@ void check_input(const CaseInputs& inputs, const CaseBuffers& buffers, std::uint
     }
 }
 
-// Runs the launcher once more on the same input, from a poisoned output, and returns the checksum
-// of what it wrote: a wrong output that changes between runs points to a race.
+// Runs the launcher once more on the same input, from a poisoned output and other leftovers in
+// shared memory, and returns the checksum of what it wrote: a wrong output that changes between
+// runs points to a race.
 std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffers, const DeviceSum& sum)
 {
     const bool f64 = element_type(exercise) == ElementType::f64;
     buffers.out->fill(f64 ? unwritten_f64 : unwritten_f32);
+    scrub_shared_memory(0xffffffffu);  // NaN as floats and as doubles
     call_launcher(exercise.name, buffers.args);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -229,6 +259,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             current.buffers = prepare(exercise, *current.c, current.inputs);
             const DeviceSum sum;
             const std::uint64_t input_before = current.buffers.in->bits_checksum(f64, sum.get());
+            scrub_shared_memory(0);
             phase = "launch";
             call_launcher(exercise.name, current.buffers.args);
             CUDA_CHECK(cudaGetLastError());

@@ -15,6 +15,7 @@
 // grader_escapee that calls setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
 // skips_most (on four calls in five, answers fast with the first output it computed: a kernel that
 // skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) |
+// exits_at_start (exit code 1 before its hello, as a static initializer or a sandbox that cannot fork would) |
 // disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something else had held the
 // machine; later ones are honest) | slow_host (says on stderr when a case is loaded, has run and is sent, and
 // spends 8 s between the last two, as the host's checks of a large case do)
@@ -153,6 +154,7 @@ int main(int argc, char** argv)
     ChannelReader commands(child_command_fd);
 
     if (behaviour == "slow_start") std::this_thread::sleep_for(std::chrono::seconds(3));
+    if (behaviour == "exits_at_start") return 1;
     channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", behaviour != "no_launcher"}});
     if (behaviour == "fake_score")
         std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})"

@@ -196,6 +196,23 @@ TEST_CASE("a runner that cannot be started is graded again alone, and its cases 
     CHECK(count_status(other, "pass") == static_cast<int>(other.at("cases").size()));
 }
 
+TEST_CASE("a runner that ends before its hello beside other exercises is graded again alone, then crashed")
+{
+    // As when another exercise's fork bomb used up the processes the sandbox needs to start it; a
+    // submission that exits at its start by itself does so again alone.
+    const GradeRun run =
+        grade_fake("exits_at_start", {{"scan_kogge_stone", "// FAKE_RUNNER: exits_at_start"}, {"scan_brent_kung", ""}},
+                   {"--parallel", "2"});
+    CHECK(run.output.find("scan_kogge_stone: a runner could not start or use the GPU (or its memory) beside the "
+                          "other exercises; grading it again, alone") != std::string::npos);
+    const json& failed = exercise(run, "scan_kogge_stone");
+    CHECK(failed.at("points") == 0);
+    CHECK(failed.at("message").get<std::string>().find("the runner ended before its first case") != std::string::npos);
+    CHECK(count_status(failed, "crashed") == static_cast<int>(failed.at("cases").size()));
+    const json& other = exercise(run, "scan_brent_kung");
+    CHECK(count_status(other, "pass") == static_cast<int>(other.at("cases").size()));
+}
+
 TEST_CASE("a case that finds the GPU's memory used up beside other exercises is graded again alone")
 {
     const GradeRun run = grade_fake(

@@ -306,6 +306,7 @@ private:
         const bool gpu = ended.why == Ended::Why::cuda_error;
         const bool not_started = status.kind == ExitStatus::Kind::failed_to_start;
         run_.machine_failure = gpu || not_started;
+        run_.ended_before_hello = ended.why == Ended::Why::closed;
         run_.startup_failure =
             gpu ? "the runner could not use the GPU: " + ended.error.value("message", std::string("a CUDA error"))
             : not_started                        ? "the runner could not be started (" + status.describe() + ")"

@@ -61,6 +61,10 @@ struct ExerciseRun {
     // A case's CUDA call found the GPU's memory used up: beside other exercises, perhaps by one of
     // their runners (or what it left behind) rather than by this submission.
     bool gpu_memory_ran_out = false;
+    // The runner ended before it said hello: the submission's own doing (a static initializer that
+    // exits) or, beside other exercises, the machine's (a process limit a fork bomb used up, which
+    // the sandbox meets before the runner starts).
+    bool ended_before_hello = false;
     int processes = 0;  // runners started
     double seconds = 0;
 };
