@@ -200,6 +200,7 @@ Clock::duration ReferenceRunner::begin_case(int index, std::int64_t elements, co
     if (!child_) start();
     const auto limit = command_limit_ +
                        std::chrono::milliseconds(static_cast<long long>(20 * static_cast<double>(elements) / 1e6));
+    if (gpu_lock) gpu_lock->wait_while_quiet();  // no input made while a batch is timed
     deadline_ = Clock::now() + limit;
     send(MessageType::load_case, {{"case", index}});
     expect(MessageType::case_loaded);

@@ -64,7 +64,15 @@ private:
         if (c.timed) limit += limits_.timing_extra;
         deadline_ = std::min(case_started_ + limit, budget_end_);
 
-        // The input is the host's work: it is made while other exercises (and gradings) use the GPU.
+        // The input is the host's work: it is made while other exercises (and gradings) use the GPU,
+        // but not started while a batch of repetitions is timed (its CPU quiet, harness/gpu_lock.hpp).
+        if (request_.gpu_lock) {
+            const auto quiet_from = Clock::now();
+            request_.gpu_lock->wait_while_quiet();
+            const auto waited = Clock::now() - quiet_from;
+            extend(waited);  // not the submission's time
+            current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
+        }
         send(commands, MessageType::load_case, {{"case", c.index}});
         expect_case(answers, MessageType::case_loaded, c.index);
         // The case's GPU work shares the GPU; another grading's timing goes first, and the wait is not
@@ -72,7 +80,7 @@ private:
         if (request_.gpu_lock) {
             gpu_ = request_.gpu_lock->hold(false);
             extend(gpu_.waited);
-            current_->gpu_wait_seconds = std::chrono::duration<double>(gpu_.waited).count();
+            current_->gpu_wait_seconds += std::chrono::duration<double>(gpu_.waited).count();
         }
         // An output is the case's elements with guard zones, three buffers' worth at most; a header
         // announcing more is malformed rather than an allocation the grader makes.
