@@ -200,13 +200,15 @@ Clock::duration ReferenceRunner::begin_case(int index, std::int64_t elements, co
     if (!child_) start();
     const auto limit = command_limit_ +
                        std::chrono::milliseconds(static_cast<long long>(20 * static_cast<double>(elements) / 1e6));
+    const auto quiet_from = Clock::now();
     if (gpu_lock) gpu_lock->wait_while_quiet();  // no input made while a batch is timed
+    Clock::duration waited = Clock::now() - quiet_from;
     deadline_ = Clock::now() + limit;
     send(MessageType::load_case, {{"case", index}});
     expect(MessageType::case_loaded);
     GpuLock::Hold shared;
     if (gpu_lock) shared = gpu_lock->hold(false);
-    const Clock::duration waited = shared.waited;
+    waited += shared.waited;
     deadline_ = Clock::now() + limit;
     send(MessageType::run_case, {{"case", index}});
     expect(MessageType::case_ran);

@@ -69,9 +69,7 @@ private:
         if (request_.gpu_lock) {
             const auto quiet_from = Clock::now();
             request_.gpu_lock->wait_while_quiet();
-            const auto waited = Clock::now() - quiet_from;
-            extend(waited);  // not the submission's time
-            current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
+            waited_for_gpu(Clock::now() - quiet_from);
         }
         send(commands, MessageType::load_case, {{"case", c.index}});
         expect_case(answers, MessageType::case_loaded, c.index);
@@ -79,8 +77,7 @@ private:
         // the submission's time. A timed case's repetitions take it alone (time_case).
         if (request_.gpu_lock) {
             gpu_ = request_.gpu_lock->hold(false);
-            extend(gpu_.waited);
-            current_->gpu_wait_seconds += std::chrono::duration<double>(gpu_.waited).count();
+            waited_for_gpu(gpu_.waited);
         }
         // An output is the case's elements with guard zones, three buffers' worth at most; a header
         // announcing more is malformed rather than an allocation the grader makes.
@@ -159,6 +156,13 @@ private:
         budget_end_ += by;
     }
 
+    // A wait for the GPU lock (or for another grading's batch to end): not the submission's time.
+    void waited_for_gpu(Clock::duration waited)
+    {
+        extend(waited);
+        current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
+    }
+
     // The speed case's batch, and a second one where the first was disturbed or had company.
     void time_case(const RunCase& c, ChannelWriter& commands, ChannelReader& answers)
     {
@@ -180,8 +184,7 @@ private:
         // outputs), have the GPU to themselves.
         if (request_.gpu_lock) {
             gpu_ = request_.gpu_lock->hold(true);
-            extend(gpu_.waited);
-            current_->gpu_wait_seconds += std::chrono::duration<double>(gpu_.waited).count();
+            waited_for_gpu(gpu_.waited);
         }
         const auto exclusive_since = Clock::now();
         auto one_batch = [&] {

@@ -108,7 +108,8 @@ public:
 
     // Makes case `index` (of `elements` elements) the one repetitions run on: its input made on the
     // host, then its run on the GPU, under `gpu_lock` held shared (when given) from the run's start
-    // until its GPU work is done. Returns how long taking the lock took. Throws ReferenceFailure.
+    // until its GPU work is done. Returns how long it waited for the lock (and for another batch's
+    // end before making the input). Throws ReferenceFailure.
     std::chrono::steady_clock::duration begin_case(int index, std::int64_t elements, const GpuLock* gpu_lock = nullptr);
     TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override;
     // Gives the repetitions' buffers (three more sets of the speed case's, a gigabyte or two) back
