@@ -167,14 +167,14 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
            "per case, before a size allowance (default: 10)")
         ->type_name("S")
         ->check(positive_seconds);
-    app.add_option("--reps", o.limits.timing.max_reps,
-                   "at most N timed repetitions of each side (the submission, the reference) of a\n"
-                   "speed case, 1 to 10000 (default: 300); timing ends sooner once both medians are\n"
-                   "known to --timing-precision")
+    app.add_option("--reps", o.timing.rule.max_batches,
+                   "at most N timed batches of each side (the submission, the reference) of a speed\n"
+                   "case, each of 4 launcher calls, 1 to 10000 (default: 60); timing ends sooner once\n"
+                   "both medians are known to --timing-precision")
         ->type_name("N")
         ->check(CLI::Range(1, 10000).description(""));
     app.add_option_function<double>(
-           "--timing-precision", [&o](const double& percent) { o.target_rse = percent / 100; },
+           "--timing-precision", [&o](const double& percent) { o.timing.rule.target_rse = percent / 100; },
            "relative standard error of the medians at which a speed case's timing ends, in\n"
            "percent, 0.01 to 100 (default: 1)")
         ->type_name("PERCENT")

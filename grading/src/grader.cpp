@@ -21,6 +21,7 @@
 #include "grading/console.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/timing/speed_case.hpp"
 #include "judge.hpp"
 #include "progress.hpp"
 
@@ -31,7 +32,6 @@ namespace {
 
 using detail::describe_case;
 using detail::judge;
-using detail::ReferenceAlone;
 using harness::CaseRun;
 
 // Limits on a sandboxed runner: generous for any honest kernel of the course, small enough that a
@@ -71,50 +71,40 @@ std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, con
     return only ? std::vector<harness::Case>{*only} : std::vector<harness::Case>{};
 }
 
-// How runner process k of an exercise starts: the submission's runner in the sandbox (unless
-// --no-sandbox), the reference runner as the grader's own program.
+// How a runner process of an exercise starts: `program` (the submission's runner, or the reference
+// runner for the reference's turns) in the sandbox (unless --no-sandbox), its output in
+// <work>/<exercise>/<log>.log.
+harness::SpawnOptions runner_spawn(const GradeOptions& options, const harness::Exercise& exercise,
+                                   const std::string& program, const std::string& log)
+{
+    const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
+    harness::SpawnOptions spawn;
+    spawn.output_file = (dir / (log + ".log")).string();
+    if (options.sandbox == nullptr) {
+        spawn.argv = {program};
+        spawn.working_dir = dir.string();
+        return spawn;
+    }
+    spawn.argv = {"/grader/runner"};
+    harness::SandboxPolicy policy;
+    policy.gpu = true;
+    policy.mounts = {{program, "/grader/runner", false}};
+    policy.env = sandbox_environment();
+    policy.limits = runner_limits();
+    return options.sandbox->wrap(spawn, policy);
+}
+
 harness::RunRequest make_request(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
-                                 const std::string& runner, bool timed_only, const GradeOptions& options,
-                                 const std::string& log, bool trusted)
+                                 const std::string& runner, const GradeOptions& options)
 {
     harness::RunRequest request;
     request.exercise = exercise.name;
-    const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
-    const harness::Sandbox* sandbox = trusted ? nullptr : options.sandbox;
-    request.spawn = [=](int k) {
-        harness::SpawnOptions spawn;
-        spawn.output_file = (dir / (log + "-" + std::to_string(k) + ".log")).string();
-        if (sandbox == nullptr) {
-            spawn.argv = {runner};
-            spawn.working_dir = dir.string();
-            return spawn;
-        }
-        spawn.argv = {"/grader/runner"};
-        harness::SandboxPolicy policy;
-        policy.gpu = true;
-        policy.mounts = {{runner, "/grader/runner", false}};
-        policy.env = sandbox_environment();
-        policy.limits = runner_limits();
-        return sandbox->wrap(spawn, policy);
+    request.spawn = [&options, &exercise, runner](int k) {
+        return runner_spawn(options, exercise, runner, "runner-" + std::to_string(k));
     };
-    for (const auto& c : cases)
-        if (!timed_only || c.timed) request.cases.push_back({c.index, c.n, c.timed});
+    for (const auto& c : cases) request.cases.push_back({c.index, c.n, c.timed});
     request.gpu_lock = options.gpu_lock;
     return request;
-}
-
-// How the grader's reference runner starts: the grader's own program, outside the sandbox.
-std::function<harness::SpawnOptions()> reference_spawn(const GradeOptions& options, const harness::Exercise& exercise)
-{
-    const fs::path log = fs::absolute(fs::path(options.work_dir) / exercise.name / "reference.log");
-    const std::string runner = options.reference_runner;
-    return [=] {
-        harness::SpawnOptions spawn;
-        spawn.argv = {runner};
-        spawn.output_file = log.string();
-        spawn.working_dir = log.parent_path().string();
-        return spawn;
-    };
 }
 
 // How many exercises one GPU runs at once, over every grading on it: one per 6 GiB of its memory,
@@ -129,52 +119,9 @@ int exercise_places(const nlohmann::json& calibration)
     return std::clamp(static_cast<int>(bytes / (6.0 * (1 << 30))), 1, 24);
 }
 
-// The reference alone on each speed case, before the submission's runner starts: the anchor its
-// turns beside the submission are held to. Its run of the case shares the GPU like any case's (and
-// its input is made before, holding nothing); only the repetitions take it exclusively, so that
-// exercises starting together do not queue one after another behind each other's inputs.
-constexpr int anchor_max_reps = 60;
-
-ReferenceAlone time_reference_alone(const GradeOptions& options, const std::vector<harness::Case>& cases,
-                                    harness::ReferenceRunner& reference)
-{
-    ReferenceAlone alone;
-    for (const auto& c : cases) {
-        if (!c.timed) continue;
-        harness::GpuLock::Hold gpu, quiet;
-        try {
-            reference.begin_case(c.index, c.n, options.gpu_lock);
-            if (options.gpu_lock) {
-                gpu = options.gpu_lock->hold(true);
-                quiet = options.gpu_lock->quiet();
-            }
-            const auto exclusive_since = std::chrono::steady_clock::now();
-            auto settled = [&](const harness::TimedBatch& batch) {
-                return detail::medians_settled(batch, options.target_rse);
-            };
-            // The anchor bounds the reference's turns within 3% (judge.cpp): 60 repetitions are
-            // plenty, and every batch here holds up every exercise on the GPU. Without the bound the
-            // references' batches alone took 6.6 of a grading's 9.3 s with the GPU to itself, more
-            // than all the turns beside the submissions (docs/gpu-runs.md, eighth session).
-            harness::TimingPlan held = options.limits.timing;
-            held.max_reps = std::min(held.max_reps, anchor_max_reps);
-            harness::TimingPlan unheld = held;
-            unheld.hold_us = 0;
-            alone[c.index].held = harness::run_batch(nullptr, &reference, held, settled);
-            alone[c.index].unheld = harness::run_batch(nullptr, &reference, unheld, settled);
-            reference.end_timing();  // until the pairs, the GPU's memory is the other exercises'
-            alone[c.index].exclusive_seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - exclusive_since).count();
-        } catch (const harness::ReferenceFailure&) {
-            break;  // reference.failure() says why; the turns beside the submission will not run either
-        }
-    }
-    return alone;
-}
-
-ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exercise& exercise,
-                              const SubmissionFile& file, const BuildResult* build, const nlohmann::json& calibration,
-                              std::ostream& progress)
+ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::TimingServer* timing_server,
+                              const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
+                              const nlohmann::json& calibration, std::ostream& progress)
 {
     ExerciseResult result;
     result.name = exercise.name;
@@ -220,22 +167,28 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         place = options.gpu_lock->exercise_place(places);
     const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
-    std::optional<harness::ReferenceRunner> reference;
-    ReferenceAlone alone;
-    if (!options.reference_runner.empty()) {
-        reference.emplace(reference_spawn(options, exercise), exercise.name, options.limits.startup_limit,
+    // The reference's runner, in the sandbox like the submission's, times each speed case alone
+    // before the submission's runner starts (the anchor, and the batches' fixed cost), then in
+    // turns with it (harness/timing/speed_case.hpp).
+    std::optional<harness::timing::ReferenceWorker> reference;
+    std::optional<harness::timing::SpeedCaseTimer> timer;
+    const bool any_timed = std::any_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; });
+    if (timing_server != nullptr && any_timed) {
+        reference.emplace([&options, &exercise] { return runner_spawn(options, exercise, options.reference_runner, "reference"); },
+                          exercise.name, options.limits.startup_limit,
                           options.limits.case_limit + options.limits.timing_extra);
-        alone = time_reference_alone(options, cases, *reference);
+        timer.emplace(*timing_server, &*reference, options.gpu_lock, options.gpu_intruders, options.timing);
+        for (const auto& c : cases)
+            if (c.timed) timer->time_alone(exercise, c);
     }
-    auto request = make_request(exercise, cases, build->executable, false, options, "runner", false);
-    if (reference && reference->failure().empty()) request.reference = &*reference;
-    request.settled = [&options](const harness::TimedBatch& batch) {
-        return detail::medians_settled(batch, options.target_rse);
-    };
-    request.retime_if = [](int, const harness::TimedBatch& batch) {
-        return detail::clock_disagrees(batch.student, detail::allowance_from(batch.reference));
-    };
-    request.gpu_intruders = options.gpu_intruders;
+    auto request = make_request(exercise, cases, build->executable, options);
+    if (timer)
+        request.time_case = [&](const harness::RunCase& run_case, harness::TimedWorker& worker,
+                                std::chrono::steady_clock::duration& waited) -> std::any {
+            const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
+                                                   [&](const harness::Case& k) { return k.index == run_case.index; });
+            return timer->time_in_turns(exercise, c, worker, waited);
+        };
     // Each settled case is judged on a thread of its own while the GPU runs the next one: the
     // grader's checking overlaps the runner and counts against none of its time limits. Cases are
     // reported in order; at most `checks_in_flight` wait at once (each holds its inputs).
@@ -253,12 +206,12 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
         const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                [&](const harness::Case& k) { return k.index == case_run.index; });
         if (checks.size() >= checks_in_flight) report_oldest();
-        checks.push_back(std::async(std::launch::async, [&exercise, &options, &alone, &c,
+        checks.push_back(std::async(std::launch::async, [&exercise, &options, &c,
                                                          case_run = std::move(case_run)]() mutable {
             CaseResult r = describe_case(exercise, c, options.submission, options.grade_command);
             const auto check_started = std::chrono::steady_clock::now();
             try {
-                judge(exercise, c, case_run, alone, r);
+                judge(exercise, c, case_run, r);
             } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
                 r.status = CaseStatus::protocol_error;
                 r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
@@ -290,6 +243,9 @@ ExerciseResult grade_exercise(const GradeOptions& options, const harness::Exerci
     result.grade_again_alone = (run.machine_failure || run.gpu_memory_ran_out || run.ended_before_hello ||
                                 (reference && !reference->failure().empty())) &&
                                options.parallel_exercises > 1;
+    if (timer)
+        for (auto& r : result.cases)
+            if (r.timing) r.gpu_exclusive_seconds += timer->alone_seconds(r.index);
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";
@@ -407,17 +363,23 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         return &builds[w];
     };
 
-    // The GPU as the grader's own reference runner measures it, while the files compile: its
-    // identity, and the copy bandwidth that bounds every plausible timing.
+    // The grader's timing server (the reference runner, outside the sandbox), one for the grading: it
+    // measures the GPU while the files compile (its identity, and the copy bandwidth that bounds
+    // every plausible timing), then owns every speed case's batches.
+    std::optional<harness::timing::TimingServer> timing_server;
     if (!options.reference_runner.empty() && !work.empty()) {
         harness::SpawnOptions spawn;
         spawn.argv = {options.reference_runner};
-        spawn.output_file = (fs::absolute(options.work_dir) / "calibration.log").string();
-        std::string error;
-        report.calibration = harness::calibrate_device(spawn, options.limits.startup_limit, error);
+        spawn.output_file = (fs::absolute(options.work_dir) / "timing-server.log").string();
+        timing_server.emplace(spawn, options.limits.startup_limit);
+        try {
+            report.calibration = timing_server->calibrate();
+        } catch (const harness::timing::TimingServerFailure& e) {
+            progress << "grade: " << e.what() << "; speed cases are not timed\n";
+            timing_server.reset();
+        }
         report.device = report.calibration.value("device", std::string());
         report.compute_capability = report.calibration.value("cc", std::string());
-        if (!error.empty()) progress << "grade: the reference runner could not measure the GPU: " << error << "\n";
     }
     if (options.gpu_clocks) report.calibration["clocks_start"] = options.gpu_clocks();
 
@@ -442,7 +404,8 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         if (build) out << detail::build_line(files[k].exercise, *build, options.colour) << "\n";
         const double began = since_start();
         try {
-            results[k] = grade_exercise(options, *exercise, files[k], build, report.calibration, out);
+            results[k] = grade_exercise(options, timing_server ? &*timing_server : nullptr, *exercise, files[k], build,
+                                        report.calibration, out);
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
@@ -496,7 +459,8 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
             try {
                 const double began = since_start();
-                results[k] = grade_exercise(alone, *exercise, files[k], build_for(k), report.calibration, progress);
+                results[k] = grade_exercise(alone, timing_server ? &*timing_server : nullptr, *exercise, files[k],
+                                            build_for(k), report.calibration, progress);
                 results[k].started_seconds = began;
             } catch (const std::exception& e) {
                 progress << "  the grader could not grade it again: " << e.what() << "\n";

@@ -6,64 +6,43 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <random>
+#include <any>
 
 #include "harness/baseline.hpp"
 #include "harness/check.hpp"
 #include "harness/data.hpp"
 #include "harness/poison.hpp"
-#include "harness/variant.hpp"
+#include "harness/timed_data.hpp"
+#include "harness/timing/timing_model.hpp"
 
 namespace grading::detail {
 
 using harness::CaseRun;
 
-namespace {
-
-// How many repetitions of a speed case the grader checks against its own golden results, picked
-// after all of them have run.
-constexpr int verified_repetitions = 4;
-
-// The repetitions to check, chosen now that all have run: the fastest timed ones (the median is
-// made of the fast half: work skipped on some calls makes those the fastest, so they are always
-// checked), then others at random.
-std::vector<int> repetitions_to_verify(const std::vector<harness::TimedRep>& reps, const Allowance& allowance)
-{
-    std::vector<int> timed, rest;
-    for (std::size_t k = 0; k < reps.size(); ++k) (reps[k].warmup ? rest : timed).push_back(static_cast<int>(k));
-    std::sort(timed.begin(), timed.end(), [&](int a, int b) {
-        return accepted_ms(reps[static_cast<std::size_t>(a)], allowance) <
-               accepted_ms(reps[static_cast<std::size_t>(b)], allowance);
-    });
-    std::vector<int> picked(timed.begin(),
-                            timed.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(timed.size())));
-    rest.insert(rest.end(), timed.begin() + static_cast<std::ptrdiff_t>(picked.size()), timed.end());
-    std::random_device random;
-    std::shuffle(rest.begin(), rest.end(), std::mt19937_64((static_cast<std::uint64_t>(random()) << 32) ^ random()));
-    for (std::size_t k = 0; k < rest.size() && picked.size() < verified_repetitions; ++k) picked.push_back(rest[k]);
-    std::sort(picked.begin(), picked.end());
-    return picked;
-}
-
-}  // namespace
-
-// Both sides run the same keys, and the speed cases' integer data makes every correct order exact:
-// a correct output matches the reference's bit for bit and needs no golden output on the CPU. A
-// reference that erred costs time only: the golden output still decides.
-int first_wrong_repetition(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
-                           const std::vector<harness::TimedRep>& reps,
-                           const std::map<std::uint64_t, std::uint64_t>& reference_checksums,
-                           const Allowance& allowance, int& verified)
+// Each repetition of the submission's batches is right where its checksum equals the
+// reference's on the same seed (the speed cases' integer inputs make every correct summation order
+// exact), else where it equals the golden output's, computed here from the seed: a reference that
+// erred costs time, never a wrong verdict.
+std::optional<WrongRepetition> first_wrong_repetition(const harness::Exercise& exercise, const harness::Case& c,
+                                                      const harness::timing::CaseTiming& timing, int& verified)
 {
     verified = 0;
-    for (int k : repetitions_to_verify(reps, allowance)) {
-        ++verified;
-        const auto& rep = reps[static_cast<std::size_t>(k)];
-        const auto reference = reference_checksums.find(rep.key);
-        if (reference != reference_checksums.end() && reference->second == rep.checksum) continue;
-        if (rep.checksum != harness::golden_checksum(exercise, c, harness::make_variant(inputs, rep.key))) return k;
-    }
-    return -1;
+    std::map<std::uint64_t, const std::vector<std::uint64_t>*> reference;  // seed -> its checksums
+    for (const auto& turns : timing.turns)
+        for (const auto& w : turns.reference) reference.emplace(w.seed, &w.checksums);
+    for (const auto& turns : timing.turns)
+        for (const auto& w : turns.student) {
+            const auto theirs = reference.find(w.seed);
+            for (std::size_t k = 0; k < w.checksums.size(); ++k) {
+                ++verified;
+                if (theirs != reference.end() && k < theirs->second->size() && (*theirs->second)[k] == w.checksums[k])
+                    continue;
+                const auto rep = static_cast<std::uint32_t>(k);
+                if (w.checksums[k] != harness::golden_checksum(exercise, c, harness::make_timed_inputs(exercise, c, w.seed, rep)))
+                    return WrongRepetition{w.seed, static_cast<int>(k)};
+            }
+        }
+    return std::nullopt;
 }
 
 namespace {
@@ -109,108 +88,84 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
 
 namespace {
 
-// The batch that counts: the one whose student median is lower (a disturbance rarely strikes
-// twice, and a forgery is charged in both).
-const harness::TimedBatch& counted_batch(const CaseRun& run)
+using harness::timing::call_times;
+using harness::timing::median;
+
+// The timing in turns that counts: the one whose student median is lower (company on the GPU
+// rarely stays, and a forgery is charged in both).
+const harness::timing::PairedTiming& counted_turns(const harness::timing::CaseTiming& timing)
 {
-    const harness::TimedBatch* best = &run.batches.front();
-    for (const auto& batch : run.batches) {
-        const Allowance allowance = allowance_from(batch.reference);
-        if (harness::median(accepted_times(batch.student, allowance)) <
-            harness::median(accepted_times(best->student, allowance_from(best->reference))))
-            best = &batch;
-    }
+    const int reps = timing.spec.shape.reps;
+    const harness::timing::PairedTiming* best = &timing.turns.front();
+    for (const auto& turns : timing.turns)
+        if (median(call_times(turns.student, timing.fixed_cost_ms, reps)) <
+            median(call_times(best->student, timing.fixed_cost_ms, reps)))
+            best = &turns;
     return *best;
 }
 
-std::vector<double> launch_round_trips(const std::vector<harness::TimedRep>& reps)
-{
-    std::vector<double> times;
-    for (const auto& rep : reps)
-        if (!rep.warmup) times.push_back(rep.launch_ms);
-    return times;
-}
-
-// The time of a speed case: the accepted times of its repetitions (timing_model.hpp) against the
-// reference's turns in the same batch, measured the same way.
+// The time of a speed case from its batches (harness/timing/timing_model.hpp).
 TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
-                       const CaseRun& run, const harness::TimedBatch* alone)
+                       const harness::timing::CaseTiming& timing)
 {
     TimingResult t;
     t.cpu_ms = harness::cpu_baseline_ms(exercise, c, inputs);
+    t.stopping_rule = timing.plan.rule.describe();
+    t.reps_per_batch = timing.spec.shape.reps;
+    t.warmup_batches = timing.plan.warmup_batches;
+    t.fixed_cost_ms = timing.fixed_cost_ms;
+    t.alone_seconds = timing.alone.seconds;
+    const int reps = timing.spec.shape.reps;
     const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
-    if (run.batches.empty()) {
-        t.note =
-            run.timing_incomplete ? "the timed repetitions did not finish within the case's time limit" : "no timing";
+    const std::vector<double> alone_calls = call_times(timing.alone.windows, timing.fixed_cost_ms, reps);
+    t.reference_alone_ms = median(alone_calls);
+    if (!timing.failure.empty() || timing.turns.empty()) {
+        t.note = timing.failure.empty() ? "no timing" : timing.failure + ": the case was not timed";
         return t;
     }
-    const harness::TimedBatch& batch = counted_batch(run);
-    // The allowances come from the reference's turns beside the submission, or from its time
-    // alone where those failed.
-    const bool paired = !batch.reference.empty() && batch.reference_failure.empty();
-    const std::vector<harness::TimedRep>* reference_reps = paired ? &batch.reference
-                                                           : alone != nullptr && !alone->reference.empty()
-                                                               ? &alone->reference
-                                                               : nullptr;
-    const Allowance allowance = reference_reps ? allowance_from(*reference_reps) : Allowance{};
-    t.launch_overhead_allowance_ms = allowance.launch_overhead_ms;
-
-    t.student_samples_ms = accepted_times(batch.student, allowance);
-    t.student = summarize(t.student_samples_ms);
-    t.reps = t.student.count;
-    t.warmups = static_cast<int>(batch.student.size()) - t.reps;
-    t.rounds = batch.rounds;
-    t.capped = batch.capped;
-    t.held = batch.held;
-    t.batches = static_cast<int>(run.batches.size());
-    for (const auto& b : run.batches) t.batch_seconds += b.seconds;
-    t.other_processes = batch.other_processes;
-    t.student_ms = t.student.median;
-    t.student_event_ms = harness::median(event_times(batch.student));
-    t.student_round_trip_ms = harness::median(launch_round_trips(batch.student));
+    const harness::timing::PairedTiming& turns = counted_turns(timing);
     std::vector<std::string> notes;
-    if (clock_disagrees(batch.student, allowance))
-        notes.push_back("the grader's clock saw more time than the CUDA events (events " +
-                        harness::format_value(t.student_event_ms) + " ms, accepted " +
-                        harness::format_value(t.student_ms) + " ms" +
-                        (t.batches > 1 ? ", in both of two batches" : "") +
-                        "): work outside the legacy default stream, or a launcher that returns before its work is "
-                        "done, is timed on the grader's clock");
-    else if (t.batches > 1)
-        notes.push_back("timed twice: the first batch was disturbed or shared the GPU");
+    t.student_samples_ms = call_times(turns.student, timing.fixed_cost_ms, reps);
+    t.student = harness::timing::summarize(t.student_samples_ms);
+    t.student_ms = t.student.median;
+    std::vector<double> windows;
+    for (const auto& w : turns.student)
+        if (!w.warmup) windows.push_back(w.window_ms);
+    t.student_window_ms = median(windows);
+    t.rounds = turns.rounds;
+    t.capped = turns.capped;
+    t.turns = static_cast<int>(timing.turns.size());
+    for (const auto& run : timing.turns) t.batch_seconds += run.seconds;
+    t.other_processes = timing.other_processes;
+    if (t.turns > 1) notes.push_back("timed twice: other processes used the GPU during the first timing");
     if (!t.other_processes.empty())
-        notes.push_back("other processes used the GPU during both batches (" + t.other_processes +
+        notes.push_back("other processes used the GPU during both timings (" + t.other_processes +
                         "): the times may be slower than on a quiet GPU");
-    if (!batch.held && harness::launcher_waits_for_gpu(batch.student))
-        notes.push_back(
-            "the launcher waits for the GPU (a synchronous copy such as cudaMemcpyToSymbol, or "
-            "cudaDeviceSynchronize): it and the reference were timed with the CPU's launch latency "
-            "included; the Async calls on the default stream avoid it");
     if (t.capped)
-        notes.push_back("the repetition cap ended the timing before the medians were known to 1% (student " +
+        notes.push_back("a cap ended the timing before the medians were known to " +
+                        harness::format_value(100 * timing.plan.rule.target_rse) + "% (student " +
                         harness::format_value(100 * t.student.median_rse) + "%)");
     t.bandwidth_gb_s = t.student_ms > 0 ? bytes / (t.student_ms * 1e6) : 0;
     t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
 
-    if (alone != nullptr && !alone->reference.empty())
-        t.reference_alone_ms = harness::median(accepted_times(alone->reference, allowance));
-    if (reference_reps != nullptr) {
-        t.reference_samples_ms = accepted_times(*reference_reps, allowance);
-        t.reference = summarize(t.reference_samples_ms);
-        t.reference_ms = t.reference.median;
-        t.reference_event_ms = harness::median(event_times(*reference_reps));
+    const bool paired = !turns.reference.empty() && turns.reference_failure.empty();
+    t.reference_samples_ms = paired ? call_times(turns.reference, timing.fixed_cost_ms, reps) : alone_calls;
+    t.reference = harness::timing::summarize(t.reference_samples_ms);
+    t.reference_ms = t.reference.median;
+    if (t.reference_ms <= 0) {
+        notes.push_back("no reference timing in this run" +
+                        (timing.alone_failure.empty() ? std::string() : " (" + timing.alone_failure + ")"));
+    } else {
         if (!paired)
-            notes.push_back("the reference could not be timed beside the submission (" + batch.reference_failure +
+            notes.push_back("the reference could not be timed beside the submission (" + turns.reference_failure +
                             "); its time alone counts");
-        if (paired && counted_reference_ms(t.reference_ms, t.reference_alone_ms) != t.reference_ms) {
+        if (paired && harness::timing::counted_reference_ms(t.reference_ms, t.reference_alone_ms) != t.reference_ms) {
             notes.push_back("the reference ran " + harness::format_value(t.reference_ms / t.reference_alone_ms) +
                             "x slower beside the submission's runner than alone; its time alone counts");
             t.reference_ms = t.reference_alone_ms;
         }
-        t.reference_bandwidth_gb_s = t.reference_ms > 0 ? bytes / (t.reference_ms * 1e6) : 0;
+        t.reference_bandwidth_gb_s = bytes / (t.reference_ms * 1e6);
         t.speedup_vs_reference = t.student_ms > 0 ? t.reference_ms / t.student_ms : 0;
-    } else {
-        notes.push_back("no reference timing in this run");
     }
     for (const auto& note : notes) t.note += (t.note.empty() ? "" : "; ") + note;
     return t;
@@ -219,13 +174,11 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
 }  // namespace
 
 // The verdict on one settled case: the check of its output, or what stopped it.
-void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run, const ReferenceAlone& alone,
-           CaseResult& r)
+void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& run, CaseResult& r)
 {
     r.seconds = run.seconds;
     r.gpu_wait_seconds = run.gpu_wait_seconds;
-    const auto anchor = alone.find(c.index);
-    r.gpu_exclusive_seconds = run.gpu_exclusive_seconds + (anchor != alone.end() ? anchor->second.exclusive_seconds : 0);
+    r.gpu_exclusive_seconds = run.gpu_exclusive_seconds;
     switch (run.outcome) {
         case CaseRun::Outcome::output: {
             const harness::CaseInputs inputs = harness::make_inputs(exercise, c);
@@ -237,43 +190,28 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
             r.findings = d.findings;
             r.detail = d.detail;
             if (!c.timed || !d.correct) return;
-            int verified = 0;
-            std::vector<harness::TimedRep> all_reps;
-            std::map<std::uint64_t, std::uint64_t> reference_checksums;  // key -> the reference's output
-            for (const auto& batch : run.batches) {
-                all_reps.insert(all_reps.end(), batch.student.begin(), batch.student.end());
-                for (const auto& rep : batch.reference) reference_checksums.emplace(rep.key, rep.checksum);
-            }
-            const harness::TimedBatch* reference_alone = nullptr;
-            if (anchor != alone.end() && !run.batches.empty())
-                reference_alone = counted_batch(run).held ? &anchor->second.held : &anchor->second.unheld;
-            const Allowance allowance =
-                run.batches.empty() ? Allowance{} : allowance_from(counted_batch(run).reference);
-            const int wrong =
-                first_wrong_repetition(exercise, c, inputs, all_reps, reference_checksums, allowance, verified);
-            if (wrong >= 0) {
-                const auto& rep = all_reps[static_cast<std::size_t>(wrong)];
-                r.status = CaseStatus::wrong;
-                r.summary = "a timed repetition computed a wrong output";
-                r.findings = {
-                    "call " + std::to_string(wrong + 3) +
-                    " of the launcher on this case ran on the case's input "
-                    "with the signs of some elements flipped (key " +
-                    harness::hex64(rep.key) +
-                    ") and its output was "
-                    "wrong: every call must compute the whole output from the input it is given; results kept "
-                    "from an earlier call, or work done on some calls only, fail here (a race can too)"};
-                r.detail["wrong_repetition"] = {{"call", wrong + 3}, {"key", harness::hex64(rep.key)}};
+            const auto* timing = std::any_cast<harness::timing::CaseTiming>(&run.timing);
+            if (timing == nullptr) {
+                r.timing = TimingResult{};
+                r.timing->note = run.timing_incomplete ? "the timing did not finish within the case's time limit"
+                                                       : "no timing";
                 return;
             }
-            r.timing = time_case(exercise, c, inputs, run, reference_alone);
+            int verified = 0;
+            if (const auto wrong = first_wrong_repetition(exercise, c, *timing, verified)) {
+                r.status = CaseStatus::wrong;
+                r.summary = "a timed call computed a wrong output";
+                r.findings = {"call " + std::to_string(wrong->rep + 1) + " of a timed batch ran on inputs drawn from seed " +
+                              harness::hex64(wrong->seed) +
+                              " and its output was wrong when the grader read it: every call must compute its whole "
+                              "output from the input it is given, and be done when the launcher returns; results "
+                              "kept from an earlier call, work done on some calls only, or work still running when "
+                              "the launcher returns fail here (a race can too)"};
+                r.detail["wrong_repetition"] = {{"call", wrong->rep + 1}, {"seed", harness::hex64(wrong->seed)}};
+                return;
+            }
+            r.timing = time_case(exercise, c, inputs, *timing);
             r.timing->verified_reps = verified;
-            if (anchor != alone.end()) r.timing->alone_seconds = anchor->second.held.seconds + anchor->second.unheld.seconds;
-            if (r.timing->note.rfind("the grader's clock saw more", 0) == 0)
-                r.findings.push_back(
-                    "launch every kernel on the legacy default stream and return when the output is "
-                    "complete (docs/CONTRACT.md); " +
-                    r.timing->note);
             return;
         }
         case CaseRun::Outcome::cuda_error: {

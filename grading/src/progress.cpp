@@ -59,7 +59,7 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
         const TimingResult& t = *r.timing;
         // The median and how well it is known, the reference's in the same turns, then what the
         // time means: bandwidth, its share of what the GPU can copy, and the CPU's time.
-        line << std::setprecision(4) << "   " << t.student_ms << " ms (" << t.student.count << " reps, +-"
+        line << std::setprecision(4) << "   " << t.student_ms << " ms (" << t.student.count << " batches, +-"
              << std::setprecision(1) << 100 * t.student.median_rse << "%)";
         if (t.reference_ms > 0)
             line << std::setprecision(4) << " vs reference " << t.reference_ms << " ms: " << std::setprecision(2)

@@ -4,7 +4,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/poison.hpp"
-#include "harness/variant.hpp"
+#include "harness/timed_data.hpp"
 
 namespace harness::runner {
 namespace {
@@ -30,7 +30,7 @@ void fill_device(void* start, std::size_t bytes, std::size_t element_bytes, std:
     CUDA_CHECK(cudaGetLastError());
 }
 
-// A checksum's terms (harness/variant.hpp): of values (floats, doubles), or of exact bits (words).
+// A checksum's terms (harness/timed_data.hpp): of values (floats, doubles), or of exact bits (words).
 struct ValueTerm {
     template <typename T>
     __device__ std::uint64_t operator()(std::uint64_t i, T value) const
@@ -74,6 +74,19 @@ std::uint64_t device_checksum(const T* data, std::size_t n, unsigned long long* 
 }
 
 }  // namespace
+
+void queue_values_checksum(const void* data, std::size_t count, bool f64, unsigned long long* device_sum)
+{
+    const unsigned threads = 256;
+    const auto blocks = static_cast<unsigned>(std::min<std::size_t>((count + threads - 1) / threads, 4096));
+    CUDA_CHECK(cudaMemsetAsync(device_sum, 0, sizeof *device_sum));
+    if (count == 0) return;
+    if (f64)
+        sum_terms<<<blocks, threads>>>(static_cast<const double*>(data), count, device_sum, ValueTerm{});
+    else
+        sum_terms<<<blocks, threads>>>(static_cast<const float*>(data), count, device_sum, ValueTerm{});
+    CUDA_CHECK(cudaGetLastError());
+}
 
 GuardedBuffer::GuardedBuffer(std::size_t elements, std::size_t element_bytes)
     : elements_(elements), element_bytes_(element_bytes)

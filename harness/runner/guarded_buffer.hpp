@@ -39,4 +39,9 @@ private:
     unsigned char* base_ = nullptr;
 };
 
+// Queues the checksum of values (harness::checksum_term) of `count` floats (f64: doubles) at
+// `data` into `device_sum` on the default stream, without waiting: the timing server's checksums
+// of a batch's outputs.
+void queue_values_checksum(const void* data, std::size_t count, bool f64, unsigned long long* device_sum);
+
 }  // namespace harness::runner

@@ -1,16 +1,21 @@
 // The exercise runner: linked with one submission file, started by the grader in a sandboxed
 // child process as
 //
-//   runner --exercise NAME            (the reference runner also answers `calibrate`; started
-//                                      with --bench, it measures instead: bench.hpp)
+//   runner --exercise NAME            (the reference runner, started with --bench, measures
+//                                      instead: bench.hpp)
+//
+//   runner --timing-server            (the reference runner only, as the grader's timing server:
+//                                      timing_server.hpp)
 //
 // It does only what the grader asks, one command at a time (harness/channel.hpp): load_case
 // generates the case's input from its seed; run_case poisons the output, calls the launcher, says
-// when the GPU's part is done and sends the raw output with its guard zones; prepare / launch / checksum are the three steps of one timed
-// repetition, each timed by the grader on its own clock. The runner decides nothing and nothing it
-// says is taken on trust: the grader checks outputs against its own golden results and bounds
-// every time by what it saw. A CUDA error is reported with its case and ends the process (errors
-// can be sticky); the grader continues in a new one.
+// when the GPU's part is done and sends the raw output with its guard zones; map_timing, run_batch
+// and unmap_timing run a speed case's timed batches in device memory the grader's timing server
+// owns: it writes their inputs and reads their outputs, and its clock times them. The runner
+// decides nothing and nothing it says is taken on trust: the grader checks outputs against its own
+// golden results, and the timing server checks a batch's outputs and times it itself. A CUDA error
+// is reported with its case and ends the process (errors can be sticky); the grader continues in a
+// new one.
 #include <cuda_runtime.h>
 
 #include <cxxabi.h>
@@ -19,13 +24,15 @@
 #include <fcntl.h>
 #include <cstdio>
 #include <cstring>
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
 
-#include "calibration.hpp"
 #include "guarded_buffer.hpp"
+#include "harness/batch_layout.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
 #include "harness/cuda_check.hpp"
@@ -35,13 +42,11 @@
 #include "harness/poison.hpp"
 #include "launchers.hpp"
 #include "runner_main.hpp"
-#include "timed_runs.hpp"
+#include "shareable_memory.hpp"
+#include "timing_server.hpp"
 
 namespace harness::runner {
 namespace {
-
-// Sets of buffers a speed case's repetitions take turns over (timed_runs.hpp).
-constexpr int timed_placements = 4;
 
 // Every word of a block's shared memory set to `word` (volatile: stores nobody reads are kept).
 __global__ void fill_shared_memory(unsigned word, unsigned words)
@@ -222,8 +227,60 @@ struct CurrentCase {
     const Case* c = nullptr;
     CaseInputs inputs;
     CaseBuffers buffers;
-    std::unique_ptr<TimedRuns> timed;  // made at the first prepare
 };
+
+// A speed case's timed batches: the timing server's allocation, mapped here, and the launcher's
+// arguments but for the buffers, which each repetition takes from the layout.
+struct TimedBatches {
+    std::unique_ptr<MappedAllocation> memory;
+    BatchLayout layout;
+    PinnedFloats mask;
+    LauncherArgs args;
+};
+
+// How long the grader may take to pass the allocation's descriptor after map_timing.
+constexpr std::chrono::seconds descriptor_wait{30};
+
+TimedBatches map_timing(const Message& command)
+{
+    TimedBatches timed;
+    timed.layout = layout_from_json(command.meta.at("layout"));
+    if (!fits(timed.layout)) throw std::invalid_argument("a timing layout out of range");
+    const nlohmann::json& args = command.meta.at("args");
+    timed.mask = pinned_copy(args.at("mask").get<std::vector<float>>());
+    timed.args.mask = timed.mask.data.get();
+    timed.args.n = args.at("n").get<int>();
+    timed.args.height = args.at("height").get<int>();
+    timed.args.width = args.at("width").get<int>();
+    timed.args.mask_width = args.at("mask_width").get<int>();
+    const int descriptor = receive_descriptor(child_handles_fd, std::chrono::steady_clock::now() + descriptor_wait);
+    if (descriptor < 0) throw std::runtime_error("no timing buffers arrived on the handles socket");
+    timed.memory = std::make_unique<MappedAllocation>(descriptor, timed.layout.bytes);
+    return timed;
+}
+
+__global__ void empty_kernel() {}
+
+// The launcher once per repetition, in order, each call synchronized and checked (CONTRACT.md);
+// without `launch`, an empty kernel in its place, synchronized the same way: the grader's measure
+// of what a batch costs besides the launcher's work (on the reference, alone), the switches of the
+// GPU between this process and the timing server's included.
+void run_batch(const Exercise& exercise, const TimedBatches& timed, bool launch)
+{
+    char* base = timed.memory->data();
+    LauncherArgs args = timed.args;
+    args.scratch = timed.layout.scratch >= 0 ? base + timed.layout.scratch : nullptr;
+    for (const auto& rep : timed.layout.reps) {
+        args.in = base + rep.in;
+        args.out = base + rep.out;
+        if (launch)
+            call_launcher(exercise.name, args);
+        else
+            empty_kernel<<<1, 1>>>();
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+}
 
 // load_case's work, and run_case's where no load_case came first: the case's input, made on the
 // host from its seed. The previous case's buffers go first.
@@ -241,7 +298,7 @@ void load(const Exercise& exercise, const std::vector<Case>& cases, const Messag
 
 // Answers one command; returns false after quit.
 bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<Case>& cases, const Message& command,
-            CurrentCase& current, std::string& phase, int& case_index)
+            CurrentCase& current, std::optional<TimedBatches>& timed, std::string& phase, int& case_index)
 {
     const bool f64 = element_type(exercise) == ElementType::f64;
     switch (command.type) {
@@ -253,7 +310,6 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
         case MessageType::run_case: {
             if (current.c == nullptr || current.c->index != command.meta.at("case").get<int>())
                 load(exercise, cases, command, current, phase, case_index);
-            current.timed.reset();
             current.buffers = CaseBuffers{};  // a case run twice starts from fresh buffers
             phase = "setup";
             current.buffers = prepare(exercise, *current.c, current.inputs);
@@ -270,54 +326,34 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             check_input(current.inputs, current.buffers, input_before, sum, readback);
             phase = "repeat";
             readback.repeat_checksum = repeat_checksum(exercise, current.buffers, sum);
-            // Only a speed case's buffers are needed again (by its repetitions): the others go back to the
-            // GPU now, so that a runner sending its output or waiting for its next case holds no more than
-            // its context while other exercises' runners (and other gradings') need the memory.
-            if (!current.c->timed) current.buffers = CaseBuffers{};
+            // The buffers go back to the GPU now, so that a runner sending its output or waiting for its
+            // next case holds no more than its context while other exercises' runners (and other
+            // gradings') need the memory; timed batches run in the timing server's memory.
+            current.buffers = CaseBuffers{};
             channel.send(MessageType::case_ran, {{"case", case_index}});
             channel.send(MessageType::case_output, describe_output(*current.c, readback), readback.blob.data(),
                          readback.blob.size());
-            if (!current.c->timed) current = CurrentCase{};
+            current = CurrentCase{};
             return true;
         }
-        case MessageType::prepare: {
-            if (current.c == nullptr || !current.buffers.in) throw std::logic_error("prepare without a speed case run");
+        case MessageType::map_timing:
             phase = "timing";
-            if (!current.timed) {
-                cudaDeviceProp props{};
-                CUDA_CHECK(cudaGetDeviceProperties(&props, 0));
-                current.timed = std::make_unique<TimedRuns>(
-                    *current.buffers.in, *current.buffers.out, current.buffers.scratch.get(), current.buffers.args, f64,
-                    static_cast<std::size_t>(props.l2CacheSize), timed_placements);
-            }
-            current.timed->prepare();
-            channel.send(MessageType::prepared, nlohmann::json::object());
+            timed.reset();
+            timed = map_timing(command);
+            channel.send(MessageType::timing_mapped, nlohmann::json::object());
             return true;
-        }
-        case MessageType::launch: {
-            if (!current.timed) throw std::logic_error("launch before prepare");
-            const auto launched = current.timed->launch(exercise.name, command.meta.at("key").get<std::uint64_t>(),
-                                                        command.meta.at("hold_us").get<double>());
-            channel.send(MessageType::launched,
-                         {{"event_ms", launched.event_ms}, {"hold_ran_out", launched.hold_ran_out}});
+        case MessageType::run_batch:
+            if (!timed) throw std::logic_error("run_batch before map_timing");
+            phase = "timing";
+            run_batch(exercise, *timed, command.meta.at("launch").get<bool>());
+            channel.send(MessageType::batch_ran, nlohmann::json::object());
             return true;
-        }
-        case MessageType::checksum:
-            if (!current.timed) throw std::logic_error("checksum before prepare");
-            channel.send(MessageType::checksummed, {{"checksum", current.timed->checksum()}});
-            return true;
-        case MessageType::end_timing:
-            if (current.timed) {
-                current.timed->restore_case_input();  // the next repetitions start from it again
-                current.timed.reset();
-            }
-            channel.send(MessageType::timing_ended, nlohmann::json::object());
-            return true;
-        case MessageType::calibrate:
-            phase = "calibration";
-            channel.send(MessageType::calibration, calibrate_device());
+        case MessageType::unmap_timing:
+            timed.reset();
+            channel.send(MessageType::timing_unmapped, nlohmann::json::object());
             return true;
         case MessageType::quit:
+            timed.reset();
             current = CurrentCase{};
             channel.send(MessageType::done, nlohmann::json::object());
             return false;
@@ -346,15 +382,19 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
     int case_index = -1;
     std::string phase = "startup";
     try {
+        // Waits for the GPU spin rather than sleep: a timed batch synchronizes after every launcher call,
+        // and the microseconds a sleeping thread takes to wake would be timed with it.
+        CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
         CUDA_CHECK(cudaFree(nullptr));  // create the context now: a broken GPU shows before any case
         channel.send(MessageType::hello,
                      {{"exercise", exercise->name}, {"launcher_found", launcher_found(exercise->name)}});
         CurrentCase current;
+        std::optional<TimedBatches> timed;
         for (;;) {
             Message command;
             const auto got = commands.receive(command, std::chrono::steady_clock::time_point::max());
             if (got != ChannelReader::Result::message) return got == ChannelReader::Result::end_of_stream ? 0 : 2;
-            if (!answer(channel, *exercise, cases, command, current, phase, case_index)) return 0;
+            if (!answer(channel, *exercise, cases, command, current, timed, phase, case_index)) return 0;
         }
     } catch (const CudaError& error) {
         channel.send(MessageType::cuda_error,
@@ -375,17 +415,23 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
 int harness::runner::runner_main(int argc, char** argv)
 {
     std::string exercise;
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (std::strcmp(argv[i], "--exercise") == 0) exercise = argv[i + 1];
-    // The grader opens both pipes at fixed numbers before it starts the runner.
-    if (fcntl(harness::child_channel_fd, F_GETFD) < 0 || fcntl(harness::child_command_fd, F_GETFD) < 0) {
-        std::fprintf(stderr, "runner: no grader pipes on fds %d and %d; this program is started by `grade`\n",
-                     harness::child_command_fd, harness::child_channel_fd);
+    bool timing_server = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--timing-server") == 0) timing_server = true;
+        if (std::strcmp(argv[i], "--exercise") == 0 && i + 1 < argc) exercise = argv[++i];
+    }
+    // The grader opens both pipes and the handles socket at fixed numbers before it starts the runner.
+    if (fcntl(harness::child_channel_fd, F_GETFD) < 0 || fcntl(harness::child_command_fd, F_GETFD) < 0 ||
+        fcntl(harness::child_handles_fd, F_GETFD) < 0) {
+        std::fprintf(stderr, "runner: no grader pipes on fds %d to %d; this program is started by `grade`\n",
+                     harness::child_command_fd, harness::child_handles_fd);
         return 2;
     }
     // Programs the runner might start do not inherit them.
     fcntl(harness::child_channel_fd, F_SETFD, FD_CLOEXEC);
     fcntl(harness::child_command_fd, F_SETFD, FD_CLOEXEC);
+    fcntl(harness::child_handles_fd, F_SETFD, FD_CLOEXEC);
+    if (timing_server) return harness::runner::timing_server_main();
     harness::ChannelWriter channel(harness::child_channel_fd);
     harness::ChannelReader commands(harness::child_command_fd);
     return harness::runner::run(channel, commands, exercise);

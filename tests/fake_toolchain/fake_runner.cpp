@@ -1,36 +1,63 @@
 // A stand-in for an exercise runner that needs no GPU: it answers the grader's commands like the
 // real runner (harness/runner/runner_main.cu) and computes its "output" on the CPU, or misbehaves
 // on purpose. With the fake toolchain it lets the tests drive the real `grade` end to end on a
-// machine without a GPU (CI). Its "kernel" is a 20 ms sleep, which its events time honestly.
+// machine without a GPU (CI).
 //
-//   fake_runner --exercise NAME      (the behaviour comes from fake_behaviour(): see fake_nvcc.sh)
+//   fake_runner --exercise NAME      a worker (the behaviour comes from fake_behaviour(): see fake_nvcc.sh)
+//   fake_runner --timing-server      the grader's timing server (harness/runner/timing_server.hpp)
 //
-// Behaviours: correct | exclusive_scan | unwritten | hang_at:K | crash_at:K | cuda_error_at:K |
-// out_of_memory_at:K (cudaErrorMemoryAllocation at case K, as when another runner took the memory) |
-// fake_score (prints a fake score on stdout, writes nothing) | no_launcher | hidden_stream (its
-// events report 20 ms of a 200 ms launch, as work on another stream would) | too_fast (reports a
-// time no memory allows) | cached_replay (answers every timed repetition with the output of the
-// case's own input) | waits_for_gpu (says each held launch ran the hold out) | forged_timing (sends a second
-// `launched`, as submitted code writing to the channel would) | garbage_meta | escape (forks a grandchild named
-// grader_escapee that calls setsid and sleeps forever) | racy (wrong, and a second run gives another output) |
-// skips_most (on four calls in five, answers fast with the first output it computed: a kernel that
-// skips its work on most calls, so the median is a skipped call) | slow_start (sleeps 3 s before its hello) |
-// exits_at_start (exit code 1 before its hello, as a static initializer or a sandbox that cannot fork would) |
-// disturbed_once (its first 7 launches take 200 ms of which the events see 20, as if something else had held the
-// machine; later ones are honest) | slow_host (says on stderr when a case is loaded, has run and is sent, and
-// spends 8 s between the last two, as the host's checks of a large case do)
+// Timed batches: the server's "device memory" is a memfd (sparse), which it maps and passes on the
+// handles socket; a worker maps the same file. Only a prefix of each buffer is ever touched, the
+// first `timed_prefix` elements (at 2^26 elements a whole buffer would take the CPU seconds a
+// batch): the server writes each repetition's input prefix from the seed (harness/timed_data.hpp)
+// and checksums each output prefix; a worker's "kernel" sleeps 5 ms a repetition and writes the
+// output prefix as a stand-in function of the input prefix (stand_in_output: out[i] = 2 in[i] + 1,
+// or for an output of one element the sum of the input prefix). The grader accepts a batch whose
+// checksums equal the reference's on the same seed (in these tests fake_runner too); any other goes
+// to the golden check on the CPU, which no stand-in passes: so the fake is correct only beside a
+// reference, which every test that times it has.
+//
+// Behaviours of cases:
+//   correct | exclusive_scan | unwritten | racy (wrong, and a second run gives another output) |
+//   hang_at:K | crash_at:K | cuda_error_at:K | out_of_memory_at:K (cudaErrorMemoryAllocation at case
+//   K, as when another runner took the memory) | fake_score (prints a fake score on stdout, writes
+//   nothing) | no_launcher | garbage_meta | escape (forks a grandchild named grader_escapee that calls
+//   setsid and sleeps forever) | slow_start (sleeps 3 s before its hello) | exits_at_start (exit code
+//   1 before its hello, as a static initializer or a sandbox that cannot fork would) | slow_host
+//   (says on stderr when a case is loaded, has run and is sent, and spends 8 s between the last two,
+//   as the host's checks of a large case do)
+// Behaviours of timed batches (all others run them like `correct`):
+//   too_fast (correct outputs without sleeping) | slow_kernel (correct, 50 ms a repetition) |
+//   cached_replay (every batch after the first of a mapping writes the first one's outputs, wrong
+//   for the new inputs) | skips_most (four batches in five write nothing and answer at once; the
+//   fifth is correct) | forged_timing (sends a second, unasked batch_ran after each one) |
+//   disturbed_once (its first 3 batches take 200 ms a repetition, as if something else had held the
+//   machine; later ones are honest) | early_answer (answers batch_ran at once and writes the
+//   correct outputs from a detached thread 300 ms later, after the server's checksum)
+#include <cxxabi.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include "fake_behaviour.hpp"
+#include "harness/batch_layout.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
 #include "harness/check.hpp"
@@ -38,12 +65,17 @@
 #include "harness/exercise.hpp"
 #include "harness/family.hpp"
 #include "harness/poison.hpp"
-#include "harness/process.hpp"
-#include "harness/variant.hpp"
+#include "harness/timed_data.hpp"
 
 using namespace harness;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// Cases
+// ---------------------------------------------------------------------------------------------
 
 template <typename T>
 void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
@@ -54,8 +86,8 @@ void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
         std::memcpy(blob.data() + at + sizeof(T) * static_cast<std::size_t>(i), &value, sizeof(T));
 }
 
-// Sends the case's output and returns the checksum of its data (the timing message repeats it).
-std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const std::string& behaviour)
+// Sends the case's output, with its guard zones, as the real runner's case_output.
+void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const std::string& behaviour)
 {
     const CaseInputs inputs = make_inputs(e, c);
     const Expected expected = golden(e, c, inputs);
@@ -82,19 +114,19 @@ std::uint64_t send_output(ChannelWriter& channel, const Exercise& e, const Case&
         append(blob, scratch_f32, 2 * guard_elements);
         scratch_bytes = blob.size() - out_bytes - in_guard_bytes;
     }
-    channel.send(MessageType::case_output,
-                 {{"case", c.index},
-                  {"segments",
-                   {{{"name", "out"}, {"bytes", out_bytes}},
-                    {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
-                    {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
-                  {"input_checksum", bits_checksum(inputs.input_data(), inputs.input_bytes() / (inputs.in_f64.empty() ? 4 : 8),
-                                                     !inputs.in_f64.empty())},
-                  {"input_first_changed", -1},
-                  {"input_changed_elements", 0},
-                  {"repeat_checksum", behaviour == "racy" ? out_checksum ^ 1 : out_checksum}},
-                 blob.data(), blob.size());
-    return out_checksum;
+    channel.send(
+        MessageType::case_output,
+        {{"case", c.index},
+         {"segments",
+          {{{"name", "out"}, {"bytes", out_bytes}},
+           {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
+           {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
+         {"input_checksum", bits_checksum(inputs.input_data(), inputs.input_bytes() / (inputs.in_f64.empty() ? 4 : 8),
+                                          !inputs.in_f64.empty())},
+         {"input_first_changed", -1},
+         {"input_changed_elements", 0},
+         {"repeat_checksum", behaviour == "racy" ? out_checksum ^ 1 : out_checksum}},
+        blob.data(), blob.size());
 }
 
 // The message a runner sends when a CUDA call of the case failed, before it exits.
@@ -103,18 +135,6 @@ void send_cuda_error(ChannelWriter& channel, int index, const std::string& phase
 {
     channel.send(MessageType::cuda_error,
                  {{"case", index}, {"phase", phase}, {"error", error}, {"message", error + " (" + description + ")"}});
-}
-
-// What a correct fake answers for its output on the variant of key `key`: a hash of case and key, the
-// same in every fake_runner process, instead of the checksum of the true output, which takes the CPU
-// seconds per call at 2^26 elements. The grader accepts a repetition whose checksum equals the
-// reference runner's on the same key (in these tests fake_runner too) without computing the true
-// one, and judges any other against the true one, which no stand-in equals: so the fake is correct
-// only beside a reference, which every test that times it has.
-std::uint64_t correct_output_checksum(const Case& c, std::uint64_t key)
-{
-    const std::uint64_t words[2] = {c.seed, key};
-    return fnv1a64(words, sizeof words);
 }
 
 int at(const std::string& behaviour, const std::string& prefix)
@@ -139,125 +159,498 @@ void escape()
     if (read(ready[0], &byte, 1) != 1) std::exit(5);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Timed batches: the shared "device memory" and what is written in it
+// ---------------------------------------------------------------------------------------------
+
+// How many elements of each buffer a timed batch touches, from its start.
+constexpr std::int64_t timed_prefix = 4096;
+
+std::int64_t prefix_of(std::int64_t elements)
+{
+    return std::min(elements, timed_prefix);
+}
+
+// The fake's "device memory" holds only those prefixes, one slot each (input, output, by
+// repetition), not the layout's gigabytes: a file as large as the layout would pass the file-size
+// limit a grader under test may run with. The layout the grader sees is the real one.
+constexpr std::uint64_t slot_bytes = timed_prefix * 8;
+std::uint64_t fake_bytes(const BatchLayout& layout)
+{
+    return 2 * layout.reps.size() * slot_bytes;
+}
+std::uint64_t input_at(std::size_t rep)
+{
+    return 2 * rep * slot_bytes;
+}
+std::uint64_t output_at(std::size_t rep)
+{
+    return (2 * rep + 1) * slot_bytes;
+}
+
+// Closes a descriptor when it goes out of scope.
+struct Descriptor {
+    int fd = -1;
+    ~Descriptor()
+    {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// The whole of a descriptor's file mapped MAP_SHARED, unmapped when the last owner lets go (a
+// worker's early_answer thread may outlive unmap_timing).
+class SharedMapping {
+public:
+    SharedMapping(int fd, std::uint64_t bytes) : bytes_(bytes)
+    {
+        struct stat file {};
+        if (::fstat(fd, &file) != 0 || static_cast<std::uint64_t>(file.st_size) < bytes)
+            throw std::runtime_error("the timing buffers' file is smaller than their layout");
+        void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+            throw std::runtime_error(std::string("mmap of the timing buffers: ") + std::strerror(errno));
+        data_ = static_cast<char*>(p);
+    }
+    ~SharedMapping() { ::munmap(data_, bytes_); }
+    SharedMapping(const SharedMapping&) = delete;
+    SharedMapping& operator=(const SharedMapping&) = delete;
+    char* data() const { return data_; }
+
+private:
+    char* data_ = nullptr;
+    std::uint64_t bytes_ = 0;
+};
+
+// Element i of a buffer of floats or doubles (memcpy: a layout read back need not be aligned).
+double element(const char* buffer, std::int64_t i, bool f64)
+{
+    if (f64) {
+        double v;
+        std::memcpy(&v, buffer + 8 * i, sizeof v);
+        return v;
+    }
+    float v;
+    std::memcpy(&v, buffer + 4 * i, sizeof v);
+    return v;
+}
+
+void set_element(char* buffer, std::int64_t i, double value, bool f64)
+{
+    if (f64) {
+        std::memcpy(buffer + 8 * i, &value, sizeof value);
+    } else {
+        const auto v = static_cast<float>(value);
+        std::memcpy(buffer + 4 * i, &v, sizeof v);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timing server
+// ---------------------------------------------------------------------------------------------
+
+// One side's batches: its memory, and when its clock started.
+struct TimingSet {
+    BatchLayout layout;
+    std::unique_ptr<SharedMapping> memory;
+    Clock::time_point started{};
+    bool generated = false;
+};
+
+using TimingSets = std::map<std::string, TimingSet>;
+
+TimingSet& set_of(TimingSets& sets, const Message& command)
+{
+    const auto found = sets.find(command.meta.at("set").get<std::string>());
+    if (found == sets.end()) throw std::logic_error("no such set of timing buffers");
+    return found->second;
+}
+
+nlohmann::json calibration()
+{
+    // A "device" whose copy bandwidth is 100 GB/s, with a 48 MiB L2. Its 80 GiB make thirteen
+    // exercise places (grader.cpp), more than there are exercises.
+    return {{"device", "fake device (CPU)"},
+            {"cc", "0.0"},
+            {"copy_gb_s", 100.0},
+            {"memory_bytes", 80LL << 30},
+            {"l2_bytes", 50331648}};
+}
+
+// A memfd of the prefixes' slots, mapped here and passed on the handles socket after
+// timing_allocated.
+void allocate(ChannelWriter& channel, TimingSets& sets, const std::string& name, const BatchShape& shape)
+{
+    sets.erase(name);
+    if (shape.reps < 1 || shape.reps > 64) throw std::invalid_argument("a batch shape out of range");  // as fits()
+    TimingSet set;
+    set.layout = lay_out(shape, 4096);
+    if (!fits(set.layout)) throw std::invalid_argument("a batch shape out of range");
+    const Descriptor memory{::memfd_create("fake timing buffers", MFD_CLOEXEC)};
+    if (memory.fd < 0) throw std::runtime_error(std::string("memfd_create: ") + std::strerror(errno));
+    if (::ftruncate(memory.fd, static_cast<off_t>(fake_bytes(set.layout))) != 0)
+        throw std::runtime_error(std::string("ftruncate of the timing buffers: ") + std::strerror(errno));
+    set.memory = std::make_unique<SharedMapping>(memory.fd, fake_bytes(set.layout));
+    channel.send(MessageType::timing_allocated, {{"layout", to_json(set.layout)}});
+    send_descriptor(child_handles_fd, memory.fd);
+    sets[name] = std::move(set);
+}
+
+// The clock starts; each repetition's input prefix written from the seed.
+void generate(TimingSet& set, std::uint64_t seed, TimedValues values)
+{
+    set.started = Clock::now();
+    const BatchShape& shape = set.layout.shape;
+    for (std::size_t k = 0; k < set.layout.reps.size(); ++k) {
+        char* input = set.memory->data() + input_at(k);
+        for (std::int64_t i = 0; i < prefix_of(shape.elements); ++i)
+            set_element(input, i,
+                        timed_value(seed, static_cast<std::uint32_t>(k), static_cast<std::uint64_t>(i), values),
+                        shape.f64);
+    }
+    set.generated = true;
+}
+
+TimedValues values_of(const nlohmann::json& values)
+{
+    const TimedValues v{values.at("lo").get<int>(), values.at("hi").get<int>()};
+    if (v.lo > v.hi || static_cast<std::int64_t>(v.hi) - v.lo >= (std::int64_t{1} << 31))
+        throw std::invalid_argument("timed values out of range");
+    return v;
+}
+
+// Each repetition's output prefix checksummed; the clock stops.
+nlohmann::json checksum(TimingSet& set)
+{
+    if (!set.generated) throw std::logic_error("checksum before generate");
+    set.generated = false;
+    const BatchShape& shape = set.layout.shape;
+    const auto count = static_cast<std::uint64_t>(prefix_of(shape.out_elements));
+    nlohmann::json checksums = nlohmann::json::array();
+    for (std::size_t k = 0; k < set.layout.reps.size(); ++k) {
+        const char* out = set.memory->data() + output_at(k);
+        checksums.push_back(hex64(shape.f64 ? output_checksum(reinterpret_cast<const double*>(out), count)
+                                            : output_checksum(reinterpret_cast<const float*>(out), count)));
+    }
+    const double window_ms = std::chrono::duration<double, std::milli>(Clock::now() - set.started).count();
+    return {{"checksums", checksums}, {"window_ms", window_ms}, {"gpu_ms", {{"generate", 0.0}, {"checksum", 0.0}}}};
+}
+
+// Answers one command; false after quit.
+bool serve(ChannelWriter& channel, TimingSets& sets, const Message& command)
+{
+    const nlohmann::json none = nlohmann::json::object();
+    switch (command.type) {
+        case MessageType::calibrate:
+            channel.send(MessageType::calibration, calibration());
+            return true;
+        case MessageType::allocate_timing:
+            allocate(channel, sets, command.meta.at("set").get<std::string>(),
+                     shape_from_json(command.meta.at("shape")));
+            return true;
+        case MessageType::generate:
+            generate(set_of(sets, command), std::stoull(command.meta.at("seed").get<std::string>(), nullptr, 16),
+                     values_of(command.meta.at("values")));
+            channel.send(MessageType::generated, none);
+            return true;
+        case MessageType::checksum:
+            channel.send(MessageType::checksummed, checksum(set_of(sets, command)));
+            return true;
+        case MessageType::free_timing:
+            sets.erase(command.meta.at("set").get<std::string>());
+            channel.send(MessageType::timing_freed, none);
+            return true;
+        case MessageType::quit:
+            sets.clear();
+            channel.send(MessageType::done, none);
+            return false;
+        default:
+            throw std::logic_error("not a timing server's command");
+    }
+}
+
+// "std::bad_alloc", "std::invalid_argument": the dynamic type of an exception, readable.
+std::string type_name(const std::exception& error)
+{
+    int status = 0;
+    const char* mangled = typeid(error).name();
+    std::unique_ptr<char, void (*)(void*)> readable(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+    return status == 0 && readable ? readable.get() : mangled;
+}
+
+// Reports an exception as the real runner does; a grader that has gone hears nothing.
+int report(ChannelWriter& channel, int case_index, const std::string& phase, const std::exception& error)
+{
+    try {
+        channel.send(MessageType::exception,
+                     {{"case", case_index}, {"phase", phase}, {"type", type_name(error)}, {"message", error.what()}});
+    } catch (const std::exception&) {
+    }
+    return 4;
+}
+
+int timing_server_main()
+{
+    ChannelWriter channel(child_channel_fd);
+    ChannelReader commands(child_command_fd);
+    TimingSets sets;
+    try {
+        for (;;) {
+            Message command;
+            const auto got = commands.receive(command, Clock::time_point::max());
+            if (got != ChannelReader::Result::message) return got == ChannelReader::Result::end_of_stream ? 0 : 2;
+            if (!serve(channel, sets, command)) return 0;
+        }
+    } catch (const std::exception& error) {
+        return report(channel, -1, "timing server", error);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A worker's timed batches
+// ---------------------------------------------------------------------------------------------
+
+// The output prefix of every repetition of a batch.
+using BatchOutputs = std::vector<std::vector<double>>;
+
+// The timing server's buffers, mapped, and the outputs of the mapping's first batch (cached_replay).
+struct TimedBatches {
+    BatchLayout layout;
+    std::shared_ptr<SharedMapping> memory;
+    std::optional<BatchOutputs> first_outputs;
+};
+
+// What every correct fake writes for one repetition, from its input prefix: out[i] = 2 in[i] + 1,
+// or, for an output of one element (a reduction), the sum of the input prefix.
+std::vector<double> stand_in_output(const BatchLayout& layout, const char* base, std::size_t rep)
+{
+    const BatchShape& shape = layout.shape;
+    const char* in = base + input_at(rep);
+    const std::int64_t in_count = prefix_of(shape.elements);
+    std::vector<double> out(static_cast<std::size_t>(prefix_of(shape.out_elements)), 0.0);
+    if (shape.out_elements == 1) {
+        for (std::int64_t i = 0; i < in_count; ++i) out[0] += element(in, i, shape.f64);
+    } else {
+        for (std::int64_t i = 0; i < std::min<std::int64_t>(in_count, static_cast<std::int64_t>(out.size())); ++i)
+            out[static_cast<std::size_t>(i)] = 2 * element(in, i, shape.f64) + 1;
+    }
+    return out;
+}
+
+BatchOutputs stand_in_outputs(const BatchLayout& layout, const char* base)
+{
+    BatchOutputs outputs;
+    for (std::size_t k = 0; k < layout.reps.size(); ++k) outputs.push_back(stand_in_output(layout, base, k));
+    return outputs;
+}
+
+void write_output(const BatchLayout& layout, char* base, std::size_t rep, const std::vector<double>& values)
+{
+    char* out = base + output_at(rep);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        set_element(out, static_cast<std::int64_t>(i), values[i], layout.shape.f64);
+}
+
+// The fake launcher's arguments: its kernel does not need them, but a map_timing without them is
+// the grader's bug, which the real runner would throw on too.
+void check_launcher_args(const nlohmann::json& args)
+{
+    for (const char* field : {"n", "height", "width", "mask_width"}) args.at(field).get<int>();
+    args.at("mask").get<std::vector<float>>();
+}
+
+// How long the grader may take to pass the allocation's descriptor after map_timing.
+constexpr std::chrono::seconds descriptor_wait{30};
+
+TimedBatches map_timing(const Message& command)
+{
+    TimedBatches timed;
+    timed.layout = layout_from_json(command.meta.at("layout"));
+    if (!fits(timed.layout)) throw std::invalid_argument("a timing layout out of range");
+    check_launcher_args(command.meta.at("args"));
+    const Descriptor memory{receive_descriptor(child_handles_fd, Clock::now() + descriptor_wait)};
+    if (memory.fd < 0) throw std::runtime_error("no timing buffers arrived on the handles socket");
+    timed.memory = std::make_shared<SharedMapping>(memory.fd, fake_bytes(timed.layout));
+    return timed;
+}
+
+// The fake kernel's time for one repetition of the `batch`th launched batch (from 1).
+std::chrono::milliseconds kernel_time(const std::string& behaviour, int batch)
+{
+    if (behaviour == "too_fast") return std::chrono::milliseconds(0);
+    if (behaviour == "slow_kernel") return std::chrono::milliseconds(50);
+    if (behaviour == "disturbed_once" && batch <= 3) return std::chrono::milliseconds(200);
+    return std::chrono::milliseconds(5);
+}
+
+// early_answer: the batch's correct outputs, written 300 ms after batch_ran.
+void write_late(const TimedBatches& timed)
+{
+    std::thread([layout = timed.layout, memory = timed.memory,
+                 outputs = stand_in_outputs(timed.layout, timed.memory->data())] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        for (std::size_t k = 0; k < outputs.size(); ++k) write_output(layout, memory->data(), k, outputs[k]);
+    }).detach();
+}
+
+// The launcher on each repetition, in order, as `behaviour` runs it.
+void run_batch(TimedBatches& timed, const std::string& behaviour, int batch)
+{
+    if (behaviour == "early_answer") return write_late(timed);
+    if (behaviour == "skips_most" && batch % 5 != 0) return;
+    char* base = timed.memory->data();
+    const bool replay = behaviour == "cached_replay" && timed.first_outputs.has_value();
+    BatchOutputs written;
+    for (std::size_t k = 0; k < timed.layout.reps.size(); ++k) {
+        std::this_thread::sleep_for(kernel_time(behaviour, batch));
+        written.push_back(replay ? (*timed.first_outputs)[k] : stand_in_output(timed.layout, base, k));
+        write_output(timed.layout, base, k, written.back());
+    }
+    if (behaviour == "cached_replay" && !replay) timed.first_outputs = std::move(written);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker
+// ---------------------------------------------------------------------------------------------
+
+struct Worker {
+    explicit Worker(const Exercise& e) : exercise(e), cases(cases_for(e)), behaviour(fake_behaviour()) {}
+    const Exercise& exercise;
+    std::vector<Case> cases;
+    std::string behaviour;
+    ChannelWriter channel{child_channel_fd};
+    const Case* current = nullptr;
+    CaseInputs inputs;
+    int loaded = -1;  // the case whose input load_case made
+    std::optional<TimedBatches> timed;
+    int launched_batches = 0;
+    std::string phase = "startup";  // and case_index: what an exception is reported with
+    int case_index = -1;
+};
+
+const Case& case_of(Worker& w, const Message& command)
+{
+    const int index = command.meta.at("case").get<int>();
+    if (index < 0 || index >= static_cast<int>(w.cases.size())) throw std::invalid_argument("no such case");
+    w.case_index = index;
+    return w.cases[static_cast<std::size_t>(index)];
+}
+
+void load_case(Worker& w, const Message& command)
+{
+    w.phase = "setup";
+    w.current = &case_of(w, command);
+    w.inputs = make_inputs(w.exercise, *w.current);
+    w.loaded = w.current->index;
+    if (w.behaviour == "slow_host") std::cerr << "fake_runner: case " << w.loaded << " loaded" << std::endl;
+    w.channel.send(MessageType::case_loaded, {{"case", w.loaded}});
+}
+
+// Runs a case; returns the exit code where the runner ends with it.
+std::optional<int> run_case(Worker& w, const Message& command)
+{
+    w.phase = "launch";
+    w.current = &case_of(w, command);
+    const int index = w.current->index;
+    const std::string& behaviour = w.behaviour;
+    if (behaviour == "escape" && index == 0) escape();
+    if (index == at(behaviour, "hang_at:"))
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
+    if (index == at(behaviour, "cuda_error_at:")) {
+        send_cuda_error(w.channel, index, "launch", "cudaErrorIllegalAddress",
+                        "an illegal memory access was encountered");
+        return 3;
+    }
+    if (index == at(behaviour, "out_of_memory_at:")) {
+        send_cuda_error(w.channel, index, "timing", "cudaErrorMemoryAllocation", "out of memory");
+        return 3;
+    }
+    if (w.loaded != index) w.inputs = make_inputs(w.exercise, *w.current);
+    w.loaded = -1;
+    w.channel.send(MessageType::case_ran, {{"case", index}});
+    if (behaviour == "slow_host") {  // the host's checks of a large case, after its GPU work
+        std::cerr << "fake_runner: case " << index << " ran" << std::endl;
+        std::this_thread::sleep_for(std::chrono::seconds(8));
+    }
+    w.phase = "readback";
+    if (behaviour == "garbage_meta" && index == 2) {
+        w.channel.send(MessageType::case_output, {{"case", "two"}});
+        return std::nullopt;
+    }
+    send_output(w.channel, w.exercise, *w.current, behaviour);
+    if (behaviour == "slow_host") std::cerr << "fake_runner: case " << index << " sent" << std::endl;
+    return std::nullopt;
+}
+
+// Answers one command; returns the exit code once the runner is done.
+std::optional<int> answer(Worker& w, const Message& command)
+{
+    const nlohmann::json none = nlohmann::json::object();
+    switch (command.type) {
+        case MessageType::load_case:
+            load_case(w, command);
+            return std::nullopt;
+        case MessageType::run_case:
+            return run_case(w, command);
+        case MessageType::map_timing:
+            w.phase = "timing";
+            w.timed.reset();
+            w.timed = map_timing(command);
+            w.channel.send(MessageType::timing_mapped, none);
+            return std::nullopt;
+        case MessageType::run_batch:
+            if (!w.timed) throw std::logic_error("run_batch before map_timing");
+            w.phase = "timing";
+            if (command.meta.at("launch").get<bool>()) run_batch(*w.timed, w.behaviour, ++w.launched_batches);
+            w.channel.send(MessageType::batch_ran, none);
+            if (w.behaviour == "forged_timing") w.channel.send(MessageType::batch_ran, none);
+            return std::nullopt;
+        case MessageType::unmap_timing:
+            w.timed.reset();
+            w.channel.send(MessageType::timing_unmapped, none);
+            return std::nullopt;
+        case MessageType::quit:
+            w.timed.reset();
+            w.channel.send(MessageType::done, none);
+            return 0;
+        default:
+            throw std::logic_error("not a command");
+    }
+}
+
+int worker_main(const Exercise& exercise)
+{
+    Worker w(exercise);
+    ChannelReader commands(child_command_fd);
+    if (w.behaviour == "slow_start") std::this_thread::sleep_for(std::chrono::seconds(3));
+    if (w.behaviour == "exits_at_start") return 1;
+    try {
+        w.channel.send(MessageType::hello,
+                       {{"exercise", exercise.name}, {"launcher_found", w.behaviour != "no_launcher"}});
+        if (w.behaviour == "fake_score")
+            std::cout << R"({"exercise": ")" << exercise.name << R"(", "status": "pass", "points": 10})"
+                      << "\nALL TESTS PASSED" << std::endl;
+        for (;;) {
+            Message command;
+            const auto got = commands.receive(command, Clock::time_point::max());
+            if (got != ChannelReader::Result::message) return got == ChannelReader::Result::end_of_stream ? 0 : 2;
+            if (const auto code = answer(w, command)) return *code;
+        }
+    } catch (const std::exception& error) {
+        return report(w.channel, w.case_index, w.phase, error);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    const std::string behaviour = fake_behaviour();
     std::string exercise_name;
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (std::string(argv[i]) == "--exercise") exercise_name = argv[i + 1];
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--timing-server") return timing_server_main();
+        if (std::string(argv[i]) == "--exercise" && i + 1 < argc) exercise_name = argv[++i];
+    }
     const Exercise* exercise = find_exercise(exercise_name);
     if (!exercise) return 2;
-    const auto cases = cases_for(*exercise);
-    ChannelWriter channel(child_channel_fd);
-    ChannelReader commands(child_command_fd);
-
-    if (behaviour == "slow_start") std::this_thread::sleep_for(std::chrono::seconds(3));
-    if (behaviour == "exits_at_start") return 1;
-    channel.send(MessageType::hello, {{"exercise", exercise->name}, {"launcher_found", behaviour != "no_launcher"}});
-    if (behaviour == "fake_score")
-        std::cout << R"({"exercise": ")" << exercise->name << R"(", "status": "pass", "points": 10})"
-                  << "\nALL TESTS PASSED" << std::endl;
-
-    const Case* current = nullptr;
-    CaseInputs inputs;
-    std::uint64_t key = 0;
-    std::uint64_t case_output_checksum = 0;  // of the output sent for the current case's own input
-    int launches = 0;
-    bool skipped = false;
-    int loaded = -1;  // the case whose input load_case made
-    for (;;) {
-        Message command;
-        if (commands.receive(command, std::chrono::steady_clock::time_point::max()) != ChannelReader::Result::message)
-            return 0;
-        switch (command.type) {
-            case MessageType::load_case: {
-                const int index = command.meta.at("case").get<int>();
-                current = &cases.at(static_cast<std::size_t>(index));
-                inputs = make_inputs(*exercise, *current);
-                loaded = index;
-                if (behaviour == "slow_host") std::cerr << "fake_runner: case " << index << " loaded" << std::endl;
-                channel.send(MessageType::case_loaded, {{"case", index}});
-                break;
-            }
-            case MessageType::run_case: {
-                const int index = command.meta.at("case").get<int>();
-                current = &cases.at(static_cast<std::size_t>(index));
-                if (behaviour == "escape" && index == 0) escape();
-                if (index == at(behaviour, "hang_at:"))
-                    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-                if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
-                if (index == at(behaviour, "cuda_error_at:")) {
-                    send_cuda_error(channel, index, "launch", "cudaErrorIllegalAddress",
-                                    "an illegal memory access was encountered");
-                    return 3;
-                }
-                if (index == at(behaviour, "out_of_memory_at:")) {
-                    send_cuda_error(channel, index, "timing", "cudaErrorMemoryAllocation", "out of memory");
-                    return 3;
-                }
-                if (loaded != index) inputs = make_inputs(*exercise, *current);
-                loaded = -1;
-                channel.send(MessageType::case_ran, {{"case", index}});
-                if (behaviour == "slow_host") {  // the host's checks of a large case, after its GPU work
-                    std::cerr << "fake_runner: case " << index << " ran" << std::endl;
-                    std::this_thread::sleep_for(std::chrono::seconds(8));
-                }
-                if (behaviour == "garbage_meta" && index == 2) {
-                    channel.send(MessageType::case_output, {{"case", "two"}});
-                    break;
-                }
-                case_output_checksum = send_output(channel, *exercise, *current, behaviour);
-                if (behaviour == "slow_host") std::cerr << "fake_runner: case " << index << " sent" << std::endl;
-                break;
-            }
-            case MessageType::prepare:
-                channel.send(MessageType::prepared, nlohmann::json::object());
-                break;
-            case MessageType::launch: {
-                key = command.meta.at("key").get<std::uint64_t>();
-                const auto start = std::chrono::steady_clock::now();
-                const bool disturbed =
-                    behaviour == "hidden_stream" || (behaviour == "disturbed_once" && ++launches <= 7);
-                skipped = behaviour == "skips_most" && ++launches % 5 != 0;
-                if (behaviour != "too_fast")
-                    std::this_thread::sleep_for(std::chrono::milliseconds(disturbed ? 200 : skipped ? 2 : 20));
-                const double ms =
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-                const double reported = behaviour == "too_fast" ? 1e-4 : disturbed ? 20.0 : ms;
-                // A launcher that waits for the GPU runs out every hold of the stream.
-                const bool ran_out = behaviour == "waits_for_gpu" && command.meta.at("hold_us").get<double>() > 0;
-                channel.send(MessageType::launched, {{"event_ms", reported}, {"hold_ran_out", ran_out}});
-                if (behaviour == "forged_timing")
-                    channel.send(MessageType::launched, {{"event_ms", 1e-3}, {"hold_ran_out", false}});
-                break;
-            }
-            case MessageType::checksum:
-                // A replayed or skipped call answers with the output of the case's own input; a correct one with
-                // a stand-in for the correct output on this key (see correct_output_checksum).
-                channel.send(MessageType::checksummed, {{"checksum", behaviour == "cached_replay" || skipped
-                                                                         ? case_output_checksum
-                                                                         : correct_output_checksum(*current, key)}});
-                break;
-            case MessageType::calibrate:
-                // A "device" whose copy bandwidth is 100 GB/s: the 20 ms "kernel" (512 MB of the 2^26 scan, 27
-                // GB/s) is plausible, an answer within a pipe's round trip is not, however loaded the machine.
-                // Its 80 GiB make thirteen exercise places (grader.cpp), more than there are exercises.
-                channel.send(MessageType::calibration, {{"device", "fake device (CPU)"},
-                                                        {"cc", "0.0"},
-                                                        {"copy_gb_s", 100.0},
-                                                        {"memory_bytes", 80LL << 30}});
-                break;
-            case MessageType::end_timing:
-                std::cerr << "fake_runner: timing of case " << (current ? current->index : -1) << " ended" << std::endl;
-                channel.send(MessageType::timing_ended, nlohmann::json::object());
-                break;
-            case MessageType::quit:
-                channel.send(MessageType::done, nlohmann::json::object());
-                return 0;
-            default:
-                return 4;
-        }
-    }
+    return worker_main(*exercise);
 }

@@ -258,11 +258,11 @@ TEST_CASE("inputs are the same on one thread and on many")
         CHECK(one.in_f32 == many.in_f32);
         CHECK(one.in_f64 == many.in_f64);
         CHECK(one.mask == many.mask);
-        const CaseInputs variant_one = with_threads(1, [&] { return make_variant(one, 99); });
-        const CaseInputs variant_many = with_threads(many_threads, [&] { return make_variant(one, 99); });
-        CHECK(variant_one.in_f32 == variant_many.in_f32);
-        CHECK(variant_one.in_f64 == variant_many.in_f64);
-        CHECK(variant_one.mask == one.mask);
+        const CaseInputs timed_one = with_threads(1, [&] { return make_timed_inputs(e, c, 99, 2); });
+        const CaseInputs timed_many = with_threads(many_threads, [&] { return make_timed_inputs(e, c, 99, 2); });
+        CHECK(timed_one.in_f32 == timed_many.in_f32);
+        CHECK(timed_one.in_f64 == timed_many.in_f64);
+        CHECK(timed_one.mask == one.mask);
     }
 }
 
@@ -286,5 +286,47 @@ TEST_CASE("inputs generated in parallel are those of one pass over the seed's st
         const auto cases = cases_for(e);
         const CaseInputs inputs = make_inputs(e, *find_case(cases, pinned.label));
         CHECK(fnv1a64(inputs.input_data(), inputs.input_bytes()) == pinned.input_fnv1a);
+    }
+}
+
+TEST_CASE("timed inputs: independent draws per seed and repetition, integers in the family's range")
+{
+    for (const char* name : {"scan_hierarchical", "reduce_unroll_last_warp", "conv1d_tiled"}) {
+        const std::string exercise = name;
+        CAPTURE(exercise);
+        const Exercise& e = *find_exercise(name);
+        const TimedValues range = family_of(e).timed_values();
+        REQUIRE(range.lo < 0);
+        REQUIRE(range.hi > 0);
+        Case c;
+        c.n = 100'000;
+        c.mask_width = 7;
+        c.seed = 5;
+        const CaseInputs a = make_timed_inputs(e, c, 0x1234, 0);
+        const CaseInputs b = make_timed_inputs(e, c, 0x1234, 1);
+        const CaseInputs other_seed = make_timed_inputs(e, c, 0x1235, 0);
+        auto values = [](const CaseInputs& in) {
+            std::vector<double> v(in.in_f32.begin(), in.in_f32.end());
+            v.insert(v.end(), in.in_f64.begin(), in.in_f64.end());
+            return v;
+        };
+        const std::vector<double> va = values(a), vb = values(b), vc = values(other_seed);
+        REQUIRE(va.size() == static_cast<std::size_t>(c.n));
+        int same_rep = 0, same_seed = 0, low = 0, high = 0;
+        for (std::size_t i = 0; i < va.size(); ++i) {
+            CHECK(va[i] == std::floor(va[i]));
+            low += va[i] == range.lo;
+            high += va[i] == range.hi;
+            CHECK((va[i] >= range.lo && va[i] <= range.hi));
+            same_rep += va[i] == vb[i];
+            same_seed += va[i] == vc[i];
+        }
+        // Independent draws agree about once in (hi - lo + 1); a sign flip of one base would agree far more.
+        const double chance = 1.0 / (range.hi - range.lo + 1);
+        CHECK(same_rep < 2 * chance * c.n + 50);
+        CHECK(same_seed < 2 * chance * c.n + 50);
+        CHECK(low > 0);
+        CHECK(high > 0);
+        CHECK(a.mask == family_of(e).mask(c));
     }
 }

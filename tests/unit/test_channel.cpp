@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "harness/channel.hpp"
@@ -272,11 +273,14 @@ TEST_CASE("commands and answers both pass the reader; every type the wire allows
 {
     Pipe pipe;
     ChannelWriter writer(pipe.write_end);
-    const MessageType types[] = {MessageType::load_case,  MessageType::run_case,     MessageType::prepare,
-                                 MessageType::launch,     MessageType::checksum,     MessageType::quit,
-                                 MessageType::calibrate,  MessageType::end_timing,   MessageType::case_loaded,
-                                 MessageType::case_ran,   MessageType::prepared,     MessageType::launched,
-                                 MessageType::checksummed, MessageType::calibration, MessageType::timing_ended};
+    const MessageType types[] = {
+        MessageType::load_case,       MessageType::run_case,        MessageType::map_timing,
+        MessageType::run_batch,       MessageType::unmap_timing,    MessageType::quit,
+        MessageType::calibrate,       MessageType::allocate_timing, MessageType::generate,
+        MessageType::checksum,        MessageType::free_timing,     MessageType::case_loaded,
+        MessageType::case_ran,        MessageType::timing_mapped,   MessageType::batch_ran,
+        MessageType::timing_unmapped, MessageType::calibration,     MessageType::timing_allocated,
+        MessageType::generated,       MessageType::checksummed,     MessageType::timing_freed};
     for (MessageType type : types) writer.send(type, {{"key", 7}});
     pipe.close_write();
     ChannelReader reader(pipe.read_end);
@@ -284,4 +288,58 @@ TEST_CASE("commands and answers both pass the reader; every type the wire allows
     int count = 0;
     while (reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::message) ++count;
     CHECK(count == static_cast<int>(std::size(types)));
+}
+
+TEST_CASE("a descriptor crosses a Unix socket; a message with none or several gives -1 and leaks nothing")
+{
+    int pair[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) == 0);
+    int pipe_ends[2];
+    REQUIRE(::pipe(pipe_ends) == 0);
+    SUBCASE("one descriptor arrives and refers to the same pipe")
+    {
+        harness::send_descriptor(pair[0], pipe_ends[1]);
+        const int received = harness::receive_descriptor(pair[1], Clock::now() + 5s);
+        REQUIRE(received >= 0);
+        CHECK(received != pipe_ends[1]);
+        CHECK(::write(received, "x", 1) == 1);
+        char byte = 0;
+        CHECK(::read(pipe_ends[0], &byte, 1) == 1);
+        CHECK(byte == 'x');
+        ::close(received);
+    }
+    SUBCASE("nothing sent: -1 once the deadline passes")
+    {
+        CHECK(harness::receive_descriptor(pair[1], Clock::now() + 50ms) == -1);
+    }
+    SUBCASE("a byte without a descriptor: -1")
+    {
+        REQUIRE(::write(pair[0], "D", 1) == 1);
+        CHECK(harness::receive_descriptor(pair[1], Clock::now() + 5s) == -1);
+    }
+    SUBCASE("two descriptors in one message: -1, and both are closed")
+    {
+        char byte = 'D';
+        iovec data{&byte, 1};
+        alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+        msghdr message{};
+        message.msg_iov = &data;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        cmsghdr* header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(2 * sizeof(int));
+        std::memcpy(CMSG_DATA(header), pipe_ends, 2 * sizeof(int));
+        REQUIRE(::sendmsg(pair[0], &message, 0) == 1);
+        CHECK(harness::receive_descriptor(pair[1], Clock::now() + 5s) == -1);
+        // The pipe's ends are still open here only once: closing ours ends the pipe.
+        ::close(pipe_ends[1]);
+        pipe_ends[1] = -1;
+        char got = 0;
+        CHECK(::read(pipe_ends[0], &got, 1) == 0);
+    }
+    for (int fd : {pair[0], pair[1], pipe_ends[0], pipe_ends[1]})
+        if (fd >= 0) ::close(fd);
 }

@@ -9,7 +9,7 @@
 #include "harness/check.hpp"
 #include "harness/family.hpp"
 #include "harness/poison.hpp"
-#include "harness/variant.hpp"
+#include "harness/timed_data.hpp"
 #include "scan/scan.hpp"
 #include "thread_limit.hpp"
 
@@ -391,7 +391,7 @@ TEST_CASE("golden_checksum is the checksum of the golden output as stored, on on
         Case c;
         c.n = 1'000'003;
         c.seed = 4;
-        const CaseInputs variant = make_variant(make_inputs(e, c), 0xfeed);
+        const CaseInputs variant = make_timed_inputs(e, c, 0xfeed, 3);
         const Expected expected = golden(e, c, variant);
         std::uint64_t wanted = 0;
         if (element_type(e) == ElementType::f64) {

@@ -79,7 +79,7 @@ TEST_CASE("a submission alone grades every exercise with the defaults")
     CHECK(command.options.exercises.size() == harness::all_exercises().size());
     CHECK(command.options.toolchain.nvcc == "/opt/cuda/bin/nvcc");
     CHECK(command.options.reference_runner == "/opt/grader/bin/grader_reference_runner");
-    CHECK(command.options.limits.timing.max_reps == 300);
+    CHECK(command.options.timing.rule.max_batches == 60);
     CHECK(command.output == "results.json");
     CHECK_FALSE(command.list);
     CHECK_FALSE(command.no_sandbox);
@@ -96,7 +96,7 @@ TEST_CASE("--list needs no submission; any other command does, and it must be a 
 
 TEST_CASE("--reps and --jobs: whole numbers in range")
 {
-    CHECK(accepted(submitted({"--reps", "5"})).options.limits.timing.max_reps == 5);
+    CHECK(accepted(submitted({"--reps", "5"})).options.timing.rule.max_batches == 5);
     refused(submitted({"--reps", "0"}), "--reps");
     refused(submitted({"--reps", "10001"}), "--reps");
     refused(submitted({"--reps", "many"}), "--reps");
@@ -171,7 +171,7 @@ TEST_CASE("the remaining options reach the command")
     CHECK(accepted(submitted({"--reference-runner", "ref"})).options.reference_runner == "ref");
     CHECK(accepted(submitted({"--bwrap", "/usr/bin/bwrap"})).bwrap == "/usr/bin/bwrap");
     // A repeated option overrides, as before CLI11.
-    CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.limits.timing.max_reps == 4);
+    CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.timing.rule.max_batches == 4);
     refused(submitted({"--no-reference-timing", "--reference-runner", "ref"}), "--reference-runner");
 }
 

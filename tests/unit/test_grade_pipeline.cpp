@@ -248,63 +248,48 @@ TEST_CASE("printing a fake score sets nothing; a missing launcher is named")
           std::string::npos);
 }
 
-TEST_CASE("work hidden from the timing events is timed on the grader's clock")
+TEST_CASE("a runner that says a batch is done before its outputs are written gains nothing")
 {
-    const GradeRun run = grade_fake("hidden_stream", {{"scan_kogge_stone", "// FAKE_RUNNER: hidden_stream"}},
+    const GradeRun run = grade_fake("early_answer", {{"scan_kogge_stone", "// FAKE_RUNNER: early_answer"}},
                                     {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
-    REQUIRE(c.at("status") == "pass");
-    const json& t = c.at("timing");
-    CHECK(t.at("student_event_ms").get<double>() == doctest::Approx(20.0));
-    CHECK(t.at("student_ms").get<double>() > 100.0);  // 200 ms launches, whatever the events say
-    CHECK(t.at("reference_ms").get<double>() >= 20.0);
-    CHECK(t.at("speedup_vs_reference").get<double>() < 0.5);
-    CHECK(t.at("verified_reps").get<int>() >= 1);
-    CHECK(t.at("note").get<std::string>().find("grader's clock saw more time") != std::string::npos);
+    CHECK(c.at("status") == "wrong");  // the timing server read the outputs before they were there
+    CHECK(c.at("summary") == "a timed call computed a wrong output");
     CHECK(exercise(run, "scan_kogge_stone").at("speed_points") == 0.0);
     CHECK(run.results.at("calibration").at("copy_gb_s") == 100.0);
 }
 
-TEST_CASE("launches hold the stream; a launcher that waits for the GPU is timed without the hold, and told why")
+TEST_CASE("a speed case's timing: batches of calls timed by the timing server, every call checked, the rule recorded")
 {
-    const GradeRun held =
-        grade_fake("held", {{"scan_kogge_stone", ""}}, {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
-    const json& h = exercise(held, "scan_kogge_stone").at("cases").at(0);
+    const GradeRun honest =
+        grade_fake("honest", {{"scan_kogge_stone", ""}}, {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
+    const json& h = exercise(honest, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(h.at("status") == "pass");
-    CHECK(h.at("timing").at("held") == true);
-    CHECK(h.at("timing").at("note").get<std::string>().find("waits for the GPU") == std::string::npos);
+    const json& t = h.at("timing");
+    CHECK(t.at("reps_per_batch") == 4);
+    CHECK(t.at("stopping_rule").at("name") == "median_rse");
+    CHECK(t.at("fixed_cost_ms").get<double>() > 0);
+    CHECK(t.at("student_window_ms").get<double>() > 4 * 5.0);  // four 5 ms "kernels" in each window
+    CHECK(t.at("student_ms").get<double>() == doctest::Approx(5.0).epsilon(0.6));
+    CHECK(t.at("reference_ms").get<double>() > 0);
+    CHECK(t.at("verified_reps").get<int>() == 4 * (t.at("student").at("count").get<int>() + 1));  // and the warm-up
+    CHECK(t.at("turns") == 1);
 
-    const GradeRun waits = grade_fake("waits_for_gpu", {{"scan_kogge_stone", "// FAKE_RUNNER: waits_for_gpu"}},
-                                      {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
-    const json& w = exercise(waits, "scan_kogge_stone").at("cases").at(0);
-    REQUIRE(w.at("status") == "pass");
-    CHECK(w.at("timing").at("held") == false);
-    CHECK(w.at("timing").at("note").get<std::string>().find("the launcher waits for the GPU") != std::string::npos);
-    CHECK(w.at("timing").at("reference_ms").get<double>() > 0);
+    const GradeRun slow = grade_fake("slow_kernel", {{"scan_kogge_stone", "// FAKE_RUNNER: slow_kernel"}},
+                                     {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
+    const json& s = exercise(slow, "scan_kogge_stone").at("cases").at(0);
+    REQUIRE(s.at("status") == "pass");
+    CHECK(s.at("timing").at("speedup_vs_reference").get<double>() < 0.5);  // 50 ms calls against 5 ms
 }
 
-TEST_CASE("the reference runner gives the repetitions' buffers back after its timing alone and after the pairs")
-{
-    const GradeRun run = grade_fake("end_timing", {{"scan_kogge_stone", ""}},
-                                    {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int", "--keep-work"});
-    REQUIRE(exercise(run, "scan_kogge_stone").at("cases").at(0).at("status") == "pass");
-    std::ifstream log(test_dir("end_timing") / "work" / "scan_kogge_stone" / "reference.log");
-    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-    const std::string ended = "fake_runner: timing of case 18 ended";
-    const auto first = text.find(ended);
-    REQUIRE(first != std::string::npos);
-    CHECK(text.find(ended, first + 1) != std::string::npos);
-}
-
-TEST_CASE("a batch the grader's clock disagrees with is timed again, and the better batch counts")
+TEST_CASE("batches disturbed at the start do not move the median")
 {
     const GradeRun run = grade_fake("disturbed_once", {{"scan_kogge_stone", "// FAKE_RUNNER: disturbed_once"}},
                                     {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(c.at("status") == "pass");
-    CHECK(c.at("timing").at("batches") == 2);
-    // The honest batch counts: 20 ms launches (plus what a loaded machine may charge), not 200.
-    CHECK(c.at("timing").at("student_ms").get<double>() < 150.0);
+    // The honest batches count: 5 ms calls (plus what a loaded machine may charge), not 200.
+    CHECK(c.at("timing").at("student_ms").get<double>() < 100.0);
 }
 
 TEST_CASE("speed that cannot be honest earns nothing: results replayed from an earlier call, impossible bandwidth")
@@ -313,12 +298,11 @@ TEST_CASE("speed that cannot be honest earns nothing: results replayed from an e
                                        {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& c = exercise(cached, "scan_kogge_stone").at("cases").at(0);
     CHECK(c.at("status") == "wrong");
-    CHECK(c.at("summary") == "a timed repetition computed a wrong output");
-    CHECK(c.at("findings").at(0).get<std::string>().find("signs of some elements flipped") != std::string::npos);
+    CHECK(c.at("summary") == "a timed call computed a wrong output");
+    CHECK(c.at("findings").at(0).get<std::string>().find("inputs drawn from seed") != std::string::npos);
     CHECK(exercise(cached, "scan_kogge_stone").at("points") == 0.0);
 
-    // Work skipped on most calls puts the median among the skipped ones; the fastest repetitions are
-    // always among those checked.
+    // Work skipped on most batches: every call of every batch is checked.
     const GradeRun skips = grade_fake("skips_most", {{"scan_kogge_stone", "// FAKE_RUNNER: skips_most"}},
                                       {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     CHECK(exercise(skips, "scan_kogge_stone").at("cases").at(0).at("status") == "wrong");
@@ -337,9 +321,10 @@ TEST_CASE("messages written into the grader's channel are a protocol error, neve
                                        {"--exercise", "scan_kogge_stone"});
     const json& ks = exercise(forged, "scan_kogge_stone");
     const json& timed = case_labelled(ks, "n=67108864/int");
-    CHECK(timed.at("status") == "protocol_error");
-    CHECK(timed.at("summary").get<std::string>().find("does not answer the grader's command") != std::string::npos);
-    CHECK(count_status(ks, "pass") == static_cast<int>(ks.at("cases").size()) - 1);  // the rest ran on
+    // An unasked "done" is an early answer to the next batch, or an answer to no command at all.
+    CHECK((timed.at("status") == "protocol_error" || timed.at("status") == "wrong"));
+    // The rest ran on; the forged message left in the channel may break the next case too.
+    CHECK(count_status(ks, "pass") >= static_cast<int>(ks.at("cases").size()) - 2);
     CHECK(ks.at("speed_points") == 0.0);
 
     const GradeRun garbage = grade_fake("garbage_meta", {{"scan_kogge_stone", "// FAKE_RUNNER: garbage_meta"}},

@@ -14,6 +14,7 @@
 
 #include "grading/json_schema.hpp"
 #include "grading/report.hpp"
+#include "harness/timing/stopping_rule.hpp"
 #include "grading/rubric.hpp"
 
 using grading::SchemaError;
@@ -39,8 +40,9 @@ json valid_report()
     timed.timed = true;
     timed.status = grading::CaseStatus::pass;
     timed.timing = grading::TimingResult{};
-    timed.timing->reps = 5;
-    timed.timing->batches = 1;
+    timed.timing->reps_per_batch = 4;
+    timed.timing->turns = 1;
+    timed.timing->stopping_rule = harness::timing::StoppingRule{}.describe();
     grading::CaseResult untimed = timed;
     untimed.index = 1;
     untimed.timed = false;
@@ -155,14 +157,14 @@ TEST_CASE("every violation in a document is reported, not just the first")
 TEST_CASE("a timing object breaking its $ref'd definition fails the timing anyOf (null or timing)")
 {
     json doc = valid_report();
-    doc["exercises"][0]["cases"][0]["timing"]["reps"] = -1;
-    doc["exercises"][0]["cases"][0]["timing"]["batches"] = 3;
+    doc["exercises"][0]["cases"][0]["timing"]["reps_per_batch"] = -1;
+    doc["exercises"][0]["cases"][0]["timing"]["turns"] = 3;
     const auto errors = validate_json_schema(results_schema(), doc);
     INFO(dump(errors));
     const std::string timing = "/exercises/0/cases/0/timing";
     CHECK(has_error(errors, timing, "anyOf"));
-    CHECK(has_error(errors, timing + "/reps", "greater than or equal to 0"));
-    CHECK(has_error(errors, timing + "/batches", "less than or equal to 2"));
+    CHECK(has_error(errors, timing + "/reps_per_batch", "greater than or equal to 0"));
+    CHECK(has_error(errors, timing + "/turns", "less than or equal to 2"));
 }
 
 TEST_CASE("instance paths escape '~' and '/' in property names")

@@ -14,7 +14,7 @@
 
 #include "harness/data.hpp"
 #include "harness/parallel.hpp"
-#include "harness/variant.hpp"
+#include "harness/timed_data.hpp"
 #include "thread_limit.hpp"
 
 using namespace harness;

@@ -251,7 +251,7 @@ TEST_CASE("the child has fds 0-2, and 3 and 4 with a channel, nothing else")
     CHECK(child.channel_fd() >= 0);
     CHECK(child.command_fd() >= 0);
     CHECK(child.wait_until(Clock::now() + 10s).ok());
-    CHECK(output.text() == "fds: 0 1 2 3 4\n");
+    CHECK(output.text() == "fds: 0 1 2 3 4 5\n");  // commands, messages, the handles socket
     ::unsetenv("GRADER_CHANNEL_FD");
     ::close(stray);
 }

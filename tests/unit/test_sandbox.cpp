@@ -334,10 +334,10 @@ TEST_CASE("the command and channel descriptors reach the program")
     CHECK(answer == "echo: ping 42\n");
     CHECK(child.wait_until(Clock::now() + 60s).ok());
 
-    // With a channel, the program has exactly fds 0-4.
+    // With a channel, the program has exactly fds 0-5 (commands, messages, the handles socket).
     Child fds = Child::spawn(sandboxed(probe, {"fds"}, base_policy(), logs.path + "/fds.log", true));
     CHECK(fds.wait_until(Clock::now() + 60s).ok());
-    CHECK(harness::read_file_tail(logs.path + "/fds.log", 4096) == "fds: 0 1 2 3 4\n");
+    CHECK(harness::read_file_tail(logs.path + "/fds.log", 4096) == "fds: 0 1 2 3 4 5\n");
 }
 
 TEST_CASE("a crash inside is reported as the signal")

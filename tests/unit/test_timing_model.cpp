@@ -1,139 +1,132 @@
-// The grader's timing model (grading/timing_model.hpp): what a repetition's time is when the
-// grader trusts only its own clock and the reference runner, and what forging can and cannot buy;
-// and which timed repetitions' outputs it accepts (grading/src/judge.hpp).
+// The timing module's arithmetic (harness/timing/): statistics, the stopping rule, a call's time
+// from batch windows and the fixed cost, the reference that counts, and the check of every timed
+// call's output (grading/src/judge.hpp): no GPU, no processes.
 #include <doctest/doctest.h>
 
-#include <map>
+#include <chrono>
+#include <vector>
 
-#include "grading/timing_model.hpp"
 #include "harness/check.hpp"
+#include "harness/data.hpp"
 #include "harness/exercise.hpp"
-#include "harness/family.hpp"
+#include "harness/timing/statistics.hpp"
+#include "harness/timing/stopping_rule.hpp"
+#include "harness/timing/timing_model.hpp"
 #include "judge.hpp"
 
-using grading::detail::accepted_ms;
-using grading::detail::accepted_times;
-using grading::detail::Allowance;
-using grading::detail::allowance_from;
-using grading::detail::median_absolute_deviation;
-using harness::TimedRep;
+using namespace harness::timing;
 
 namespace {
 
-TimedRep rep(double prepare, double launch, double checksum, double event, bool warmup = false)
+Window window(double ms, bool launched = true, bool warmup = false)
 {
-    TimedRep r;
-    r.prepare_ms = prepare;
-    r.launch_ms = launch;
-    r.checksum_ms = checksum;
-    r.event_ms = event;
-    r.warmup = warmup;
-    return r;
-}
-
-// A reference whose launch round trip is its kernel (0.100 ms) plus 0.020 ms, with a little jitter.
-std::vector<TimedRep> reference_reps()
-{
-    std::vector<TimedRep> reps = {rep(5, 5, 5, 5, true)};  // a warm-up: ignored
-    for (int k = 0; k < 25; ++k) {
-        const double jitter = 0.001 * (k % 5);
-        reps.push_back(rep(0.200 + jitter, 0.120 + jitter, 0.050 + jitter, 0.100));
-    }
-    return reps;
+    Window w;
+    w.window_ms = ms;
+    w.launched = launched;
+    w.warmup = warmup;
+    return w;
 }
 
 }  // namespace
 
-TEST_CASE("median absolute deviation")
+TEST_CASE("statistics: median, quantiles, MAD and the median's standard error")
 {
+    CHECK(median({}) == 0);
+    CHECK(median({3, 1, 2}) == 2);
+    CHECK(median({4, 1, 3, 2}) == doctest::Approx(2.5));
+    CHECK(quantile({1, 2, 3, 4, 5}, 0.25) == doctest::Approx(2));
     CHECK(median_absolute_deviation({}) == 0);
     CHECK(median_absolute_deviation({1, 2, 3, 4, 100}) == doctest::Approx(1));
+    CHECK(median_standard_error({5}) == 0);
+    const SampleSummary s = summarize({1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0});
+    CHECK(s.count == 7);
+    CHECK(s.median == doctest::Approx(1.0));
+    CHECK(s.minimum == doctest::Approx(0.98));
+    CHECK(s.median_rse > 0);
+    CHECK(s.median_rse < 0.05);
 }
 
-TEST_CASE("the allowances come from the reference's timed repetitions, warm-ups ignored")
+TEST_CASE("the stopping rule: enough batches on every side, each median known to its target")
 {
-    const Allowance a = allowance_from(reference_reps());
-    // overhead 0.020..0.024, median 0.022, MAD 0.001: median + max(3 MAD, 5 us) = 0.027
-    CHECK(a.launch_overhead_ms == doctest::Approx(0.027));
-    // prepare median 0.202: + max(3 MAD = 0.003, 0.02 ms, 10% = 0.0202) = 0.2222
-    CHECK(a.prepare_ms == doctest::Approx(0.2222));
-    CHECK(a.checksum_ms == doctest::Approx(0.052 + 0.02));
-    const Allowance none = allowance_from({});
-    CHECK(none.launch_overhead_ms == doctest::Approx(0.05));
+    StoppingRule rule;
+    rule.min_batches = 4;
+    rule.target_rse = 0.01;
+    const std::vector<double> tight(10, 1.0), few(3, 1.0);
+    std::vector<double> loose;
+    for (int k = 0; k < 10; ++k) loose.push_back(k % 2 ? 1.0 : 2.0);
+    CHECK(rule.met({&tight}));
+    CHECK_FALSE(rule.met({&few}));
+    CHECK_FALSE(rule.met({&tight, &loose}));
+    CHECK_FALSE(rule.met({&tight, &few}));
+    const auto d = rule.describe();
+    CHECK(d["name"] == "median_rse");
+    CHECK(d["target_rse"] == 0.01);
+    CHECK(d["min_batches"] == 4);
 }
 
-TEST_CASE("an honest repetition is timed by its events")
+TEST_CASE("a call's time: the window less the fixed cost, over the calls; warm-ups and empty batches not counted")
 {
-    const Allowance a = allowance_from(reference_reps());
-    CHECK(accepted_ms(rep(0.201, 0.080, 0.051, 0.060), a) == doctest::Approx(0.060));
-    // The reference measured the same way keeps its own event times.
-    for (double t : accepted_times(reference_reps(), a)) CHECK(t == doctest::Approx(0.100));
-    CHECK(accepted_times(reference_reps(), a).size() == 25);
+    const std::vector<Window> alone = {window(9, false, true), window(2.0, false), window(2.2, false), window(2.1, false),
+                                       window(6.1)};
+    CHECK(fixed_cost_ms(alone) == doctest::Approx(2.1));  // the warm-up's 9 ms is not counted
+    const std::vector<Window> student = {window(50, true, true), window(6.1), window(10.1), window(1.0)};
+    const std::vector<double> calls = call_times(student, 2.1, 4);
+    REQUIRE(calls.size() == 3);
+    CHECK(calls[0] == doctest::Approx(1.0));
+    CHECK(calls[1] == doctest::Approx(2.0));
+    CHECK(calls[2] == 0);  // never below zero, however early a runner says it is done
+    CHECK(fixed_cost_ms({}) == 0);
 }
 
-TEST_CASE("forged or hidden work: the grader's clock bounds the time from below")
+TEST_CASE("the reference beside the submission counts unless it ran more than 3% slower than alone")
 {
-    const Allowance a = allowance_from(reference_reps());
-    // Events claim 1 us of a 0.5 ms launch round trip (work on another stream, or a forged time).
-    CHECK(accepted_ms(rep(0.2, 0.500, 0.05, 0.001), a) == doctest::Approx(0.500 - 0.027));
-    // A launch answered at once while the kernel still runs: its time lands in the checksum step.
-    CHECK(accepted_ms(rep(0.2, 0.021, 0.450, 0.001), a) == doctest::Approx(0.001 + 0.450 - 0.072));
-    // Work moved into prepare (a result computed before the launch) is charged as prepare's excess.
-    CHECK(accepted_ms(rep(0.700, 0.025, 0.05, 0.001), a) == doctest::Approx(0.001 + 0.700 - 0.2222));
-    // Skipping harness work earns no credit: a fast prepare or checksum is not subtracted.
-    CHECK(accepted_ms(rep(0.001, 0.120, 0.001, 0.100), a) == doctest::Approx(0.100));
-    // A reported time longer than what the grader saw only hurts the submission.
-    CHECK(accepted_ms(rep(0.2, 0.120, 0.05, 3.0), a) == doctest::Approx(3.0));
+    CHECK(counted_reference_ms(1.02, 1.0) == doctest::Approx(1.02));
+    CHECK(counted_reference_ms(1.10, 1.0) == doctest::Approx(1.0));  // slowed down beside the submission
+    CHECK(counted_reference_ms(0.90, 1.0) == doctest::Approx(0.90));
+    CHECK(counted_reference_ms(1.10, 0) == doctest::Approx(1.10));  // no time alone
 }
 
-TEST_CASE("without a reference, only the launch round trip bounds the events")
+TEST_CASE("every timed call is checked: the reference's checksum on the same seed, else the golden one")
 {
-    const Allowance a;
-    CHECK(accepted_ms(rep(50, 0.5, 50, 0.1), a) == doctest::Approx(0.45));
-    CHECK(accepted_ms(rep(50, 0.12, 50, 0.1), a) == doctest::Approx(0.1));
-}
-
-TEST_CASE("timed repetitions: an output the reference's on the same key is right, any other meets the golden")
-{
-    const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
-    const auto cases = harness::cases_for(e);
-    const harness::Case& c = *harness::find_case(cases, "n=1025/int");
-    const harness::CaseInputs inputs = harness::make_inputs(e, c);
-    // Four timed repetitions: all four are verified.
-    std::vector<TimedRep> reps;
-    std::map<std::uint64_t, std::uint64_t> golden;
-    for (std::uint64_t key : {11u, 22u, 33u, 44u}) {
-        TimedRep r = rep(0.2, 0.12, 0.05, 0.1);
-        r.key = key;
-        r.checksum = golden[key] = harness::golden_checksum(e, c, harness::make_variant(inputs, key));
-        reps.push_back(r);
-    }
-    const Allowance a = allowance_from(reference_reps());
+    const harness::Exercise& e = *harness::find_exercise("reduce_unroll_last_warp");
+    harness::Case c;
+    c.n = 5000;
+    c.timed = true;
+    CaseTiming timing;
+    timing.spec = batch_spec(e, c, 2);
+    auto golden = [&](std::uint64_t seed, std::uint32_t rep) {
+        return harness::golden_checksum(e, c, harness::make_timed_inputs(e, c, seed, rep));
+    };
+    PairedTiming turns;
+    Window s = window(1), r = window(1);
+    s.seed = r.seed = 77;
+    s.checksums = {golden(77, 0), golden(77, 1)};
+    r.checksums = s.checksums;
+    turns.student.push_back(s);
+    turns.reference.push_back(r);
+    timing.turns.push_back(turns);
     int verified = 0;
-    using grading::detail::first_wrong_repetition;
+    CHECK_FALSE(grading::detail::first_wrong_repetition(e, c, timing, verified));
+    CHECK(verified == 2);
 
-    // Correct, and no reference: the golden outputs decide.
-    CHECK(first_wrong_repetition(e, c, inputs, reps, {}, a, verified) == -1);
-    CHECK(verified == 4);
-    // Correct, the reference agreeing.
-    CHECK(first_wrong_repetition(e, c, inputs, reps, golden, a, verified) == -1);
-
-    // A wrong output: the reference disagrees, and so does the golden one.
-    std::vector<TimedRep> wrong = reps;
-    wrong[2].checksum ^= 1;
-    CHECK(first_wrong_repetition(e, c, inputs, wrong, golden, a, verified) == 2);
-    CHECK(first_wrong_repetition(e, c, inputs, wrong, {}, a, verified) == 2);
-
-    // A reference that erred on a key (or ran another input) does not fail a correct output.
-    std::map<std::uint64_t, std::uint64_t> erring = golden;
-    erring[33] ^= 1;
-    CHECK(first_wrong_repetition(e, c, inputs, reps, erring, a, verified) == -1);
-
-    // What the reference computed is trusted: an output bit for bit the reference's needs nothing
-    // more. (The reference runner is the grader's own process; submitted code never runs in it.)
-    std::map<std::uint64_t, std::uint64_t> trusted = golden;
-    trusted[44] = wrong[3].checksum = 12345;
-    CHECK(first_wrong_repetition(e, c, inputs, wrong, trusted, a, verified) == 2);
-    wrong[2].checksum = reps[2].checksum;
-    CHECK(first_wrong_repetition(e, c, inputs, wrong, trusted, a, verified) == -1);
+    SUBCASE("a call that differs from the reference and from the golden output is wrong")
+    {
+        timing.turns[0].student[0].checksums[1] ^= 1;
+        const auto wrong = grading::detail::first_wrong_repetition(e, c, timing, verified);
+        REQUIRE(wrong);
+        CHECK(wrong->seed == 77);
+        CHECK(wrong->rep == 1);
+    }
+    SUBCASE("a reference that erred costs a golden check, never a wrong verdict")
+    {
+        timing.turns[0].reference[0].checksums[0] ^= 1;
+        CHECK_FALSE(grading::detail::first_wrong_repetition(e, c, timing, verified));
+    }
+    SUBCASE("a student batch with no reference batch on its seed is checked against the golden output")
+    {
+        timing.turns[0].reference.clear();
+        CHECK_FALSE(grading::detail::first_wrong_repetition(e, c, timing, verified));
+        timing.turns[0].student[0].checksums[0] = 0;
+        CHECK(grading::detail::first_wrong_repetition(e, c, timing, verified));
+    }
 }

@@ -14,6 +14,7 @@
 #include "harness/gpu_lock.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/supervisor.hpp"
+#include "harness/timing/paired_timing.hpp"
 
 namespace grading {
 
@@ -22,9 +23,10 @@ struct GradeOptions {
     std::vector<std::string> exercises;  // in order; all of CONTRACT.md by default
     std::string case_label;              // only this case (with one exercise)
     std::string work_dir = "grader-work";
-    std::string reference_runner;               // built from reference/; empty: no reference timing (the
-                                                // reference runner is the grader's own program: it runs
-                                                // outside the sandbox and measures the GPU at the start)
+    std::string reference_runner;               // built from reference/; empty: no timing. The grader's
+                                                // own program: its timing server runs outside the
+                                                // sandbox (and measures the GPU at the start), its
+                                                // reference runners in the sandbox like a submission's
     const harness::Sandbox* sandbox = nullptr;  // nullptr: --no-sandbox (trusted code only)
     const harness::GpuLock* gpu_lock = nullptr;  // keeps timed cases of concurrent gradings apart; nullptr: none
     std::string grade_command = "grade";        // how reports tell a student to rerun one case
@@ -34,9 +36,9 @@ struct GradeOptions {
     int compile_jobs = 4;
     int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns); grade: 4-16 by cores
     harness::SupervisorLimits limits;
-    double target_rse = 0.01;  // a speed case's timing ends once both medians are known this well
+    harness::timing::TimingPlan timing;  // how speed cases are timed (harness/timing/paired_timing.hpp)
     // Processes of no grading on the GPU (a description; empty when none): asked around every
-    // timed batch. Empty function: not watched.
+    // speed case's timing. Empty function: not watched.
     std::function<std::string()> gpu_intruders;
     // The GPU's clocks, temperature and throttling now (grading/gpu_monitor.hpp), recorded in the
     // results at the start and the end. Empty function: not recorded.

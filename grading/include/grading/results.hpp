@@ -9,43 +9,45 @@
 
 #include <nlohmann/json.hpp>
 
-#include "grading/sample_statistics.hpp"
+#include "harness/timing/statistics.hpp"
 #include "grading/status.hpp"
 
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 5;
+constexpr int results_schema_version = 6;
 
-// A speed case's time. The student's figures are the grader's accepted times
-// (grading/src/timing_model.hpp): CUDA events where the grader's own clock confirms them.
+using harness::timing::SampleSummary;
+
+// A speed case's time (harness/timing/): batches of launcher calls on inputs the grader's timing
+// server wrote from seeds no runner sees, timed by that server's clock from before the inputs to
+// after its own checksums of the outputs, less the batch's fixed cost measured on the reference
+// alone; every call's output checked against the reference's on the same inputs.
 struct TimingResult {
-    // Both sides were timed in alternating turns of one batch (harness/paired_timing.hpp).
-    double student_ms = 0;             // median accepted time of the timed repetitions
-    double student_event_ms = 0;       // median of the CUDA-event times the runner reported
-    double student_round_trip_ms = 0;  // median launch round trip on the grader's clock
-    double reference_ms = 0;           // the hidden reference's median, same case, same GPU, in turns
-    double reference_alone_ms = 0;     // its median timed alone, before the submission's runner started
-    double reference_event_ms = 0;
-    double launch_overhead_allowance_ms = 0;  // round trip minus events allowed, from the reference
-    double cpu_ms = 0;                        // a single-threaded CPU version, median of a few runs
-    double speedup_vs_reference = 0;          // reference_ms / student_ms (1 = as fast as the reference)
+    double student_ms = 0;          // median time of one launcher call
+    double reference_ms = 0;        // the hidden reference's, in turns beside the submission (or alone: note)
+    double reference_alone_ms = 0;  // its median alone, before the submission's runner started
+    double fixed_cost_ms = 0;       // a batch's window without launcher calls (the reference's empty batches)
+    double student_window_ms = 0;   // median window of the student's counted batches
+    int reps_per_batch = 0;         // launcher calls in each batch
+    double cpu_ms = 0;              // a single-threaded CPU version, median of a few runs
+    double speedup_vs_reference = 0;  // reference_ms / student_ms (1 = as fast as the reference)
     double speedup_vs_cpu = 0;
     double bandwidth_gb_s = 0;  // minimum bytes the exercise must move / student_ms
     double reference_bandwidth_gb_s = 0;
     double fraction_of_copy = 0;       // bandwidth_gb_s / the grader's measured copy bandwidth
-    SampleSummary student, reference;  // of the accepted times: count, median, minimum, spread, rse
-    int reps = 0, warmups = 0;
-    int rounds = 0;               // turns each side took
-    bool capped = false;          // the repetition or time cap ended the batch before the medians settled
-    bool held = false;            // launches held the stream (harness/paired_timing.hpp): GPU work alone timed
-    int batches = 0;              // 2 when the grader's clock disagreed with the first batch, or it had company
-    std::string other_processes;  // processes of no grading on the GPU during the counted batch
-    int verified_reps = 0;        // repetitions whose output the grader checked, picked afterwards
-    double batch_seconds = 0;     // wall time of the batches in turns (both, where there were two)
-    double alone_seconds = 0;     // wall time of the reference's batches alone (held and unheld)
-    std::vector<double> student_samples_ms, reference_samples_ms;  // accepted times, in order
-    std::string note;  // why a number is missing or was not taken as reported
+    SampleSummary student, reference;  // of one call's time, one sample per counted batch
+    int warmup_batches = 0;            // per side, not counted
+    int rounds = 0;                    // turns each side took
+    bool capped = false;               // a cap ended the timing before the stopping rule was met
+    nlohmann::json stopping_rule = nlohmann::json::object();  // the rule (harness/timing/stopping_rule.hpp)
+    int turns = 0;                     // 2 when other processes used the GPU during the first; the better counts
+    std::string other_processes;       // processes of no grading on the GPU during the counted turns
+    int verified_reps = 0;             // launcher calls whose output the grader checked
+    double batch_seconds = 0;          // wall time of the turns (the GPU to themselves)
+    double alone_seconds = 0;          // wall time of the reference's batches alone
+    std::vector<double> student_samples_ms, reference_samples_ms;  // one call's time per batch, in order
+    std::string note;  // why a number is missing or was not taken as measured
 };
 
 struct CaseResult {

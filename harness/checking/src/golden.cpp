@@ -5,7 +5,7 @@
 #include "family_checks.hpp"
 #include "harness/family.hpp"
 #include "harness/parallel.hpp"
-#include "harness/variant.hpp"
+#include "harness/timed_data.hpp"
 
 namespace harness {
 namespace {

@@ -23,6 +23,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace harness {
@@ -50,21 +51,27 @@ bool is_known_type(std::uint32_t type)
         case MessageType::cuda_error:
         case MessageType::exception:
         case MessageType::done:
-        case MessageType::prepared:
-        case MessageType::launched:
-        case MessageType::checksummed:
-        case MessageType::calibration:
-        case MessageType::timing_ended:
+        case MessageType::timing_mapped:
+        case MessageType::batch_ran:
+        case MessageType::timing_unmapped:
         case MessageType::case_loaded:
         case MessageType::case_ran:
+        case MessageType::calibration:
+        case MessageType::timing_allocated:
+        case MessageType::generated:
+        case MessageType::checksummed:
+        case MessageType::timing_freed:
         case MessageType::run_case:
-        case MessageType::prepare:
-        case MessageType::launch:
-        case MessageType::checksum:
+        case MessageType::map_timing:
+        case MessageType::run_batch:
         case MessageType::quit:
-        case MessageType::calibrate:
-        case MessageType::end_timing:
+        case MessageType::unmap_timing:
         case MessageType::load_case:
+        case MessageType::calibrate:
+        case MessageType::allocate_timing:
+        case MessageType::generate:
+        case MessageType::checksum:
+        case MessageType::free_timing:
             return true;
     }
     return false;
@@ -213,6 +220,63 @@ ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point dea
     blob_ = {};
     frame_got_ = blob_got_ = 0;
     return Result::message;
+}
+
+void send_descriptor(int socket, int descriptor)
+{
+    char byte = 'D';
+    iovec data{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+    for (;;) {
+        if (::sendmsg(socket, &message, MSG_NOSIGNAL) == 1) return;
+        if (errno != EINTR) throw std::runtime_error(std::string("descriptor socket: ") + std::strerror(errno));
+    }
+}
+
+int receive_descriptor(int socket, Clock::time_point deadline)
+{
+    for (;;) {
+        pollfd readable{socket, POLLIN, 0};
+        const int ready = ::poll(&readable, 1, milliseconds_until(deadline));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0 || !(readable.revents & POLLIN)) return -1;
+        char byte = 0;
+        iovec data{&byte, 1};
+        // Room for more than one: whatever else a peer packs in is closed, never kept.
+        alignas(cmsghdr) char control[CMSG_SPACE(16 * sizeof(int))] = {};
+        msghdr message{};
+        message.msg_iov = &data;
+        message.msg_iovlen = 1;
+        message.msg_control = control;
+        message.msg_controllen = sizeof control;
+        const ssize_t got = ::recvmsg(socket, &message, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (got <= 0) return -1;
+        std::vector<int> received;
+        for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+            if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+            const std::size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (std::size_t k = 0; k < count; ++k) {
+                int fd = -1;
+                std::memcpy(&fd, CMSG_DATA(header) + k * sizeof(int), sizeof(int));
+                received.push_back(fd);
+            }
+        }
+        const bool one = received.size() == 1 && !(message.msg_flags & MSG_CTRUNC);
+        if (!one)
+            for (int fd : received) ::close(fd);
+        return one ? received.front() : -1;
+    }
 }
 
 }  // namespace harness

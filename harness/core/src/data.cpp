@@ -1,6 +1,7 @@
 #include "harness/data.hpp"
 
-#include "harness/variant.hpp"
+#include "harness/family.hpp"
+#include "harness/timed_data.hpp"
 
 #include <cstring>
 
@@ -65,24 +66,28 @@ std::uint64_t bits_checksum(const void* values, std::uint64_t count, bool f64)
 namespace {
 
 template <typename Vector>
-void flip_signs(const Vector& base, Vector& variant, std::uint64_t key)
+void fill_timed(Vector& values, std::int64_t n, std::uint64_t seed, std::uint32_t rep, TimedValues range)
 {
-    variant.resize(base.size());
-    parallel_for(0, static_cast<std::int64_t>(base.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {
-        for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i)
-            variant[i] = variant_flips(key, i) ? -base[i] : base[i];
+    values.resize(static_cast<std::size_t>(n));
+    parallel_for(0, n, element_grain, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i)
+            values[static_cast<std::size_t>(i)] =
+                static_cast<typename Vector::value_type>(timed_value(seed, rep, static_cast<std::uint64_t>(i), range));
     });
 }
 
 }  // namespace
 
-CaseInputs make_variant(const CaseInputs& base, std::uint64_t key)
+CaseInputs make_timed_inputs(const Exercise& exercise, const Case& c, std::uint64_t seed, std::uint32_t rep)
 {
-    CaseInputs variant;
-    variant.mask = base.mask;
-    flip_signs(base.in_f32, variant.in_f32, key);
-    flip_signs(base.in_f64, variant.in_f64, key);
-    return variant;
+    const ExerciseFamily& family = family_of(exercise);
+    CaseInputs inputs;
+    inputs.mask = family.mask(c);
+    if (family.element_type() == ElementType::f64)
+        fill_timed(inputs.in_f64, c.n, seed, rep, family.timed_values());
+    else
+        fill_timed(inputs.in_f32, c.n, seed, rep, family.timed_values());
+    return inputs;
 }
 
 }  // namespace harness

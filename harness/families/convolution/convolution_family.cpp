@@ -65,6 +65,10 @@ public:
         return inputs;
     }
 
+    // As the integer cases: sums of up to 225 products with the mask are exact.
+    TimedValues timed_values() const override { return {-8, 8}; }
+    std::vector<float> mask(const Case& c) const override { return conv_mask(c, two_d_); }
+
 private:
     void add(CaseList& cases, std::int64_t height, std::int64_t width, int mask_width,
              DataKind data = DataKind::integers, bool timed = false) const

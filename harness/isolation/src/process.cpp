@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -36,8 +37,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The lowest descriptor number that is not one of the child's fixed ones (0-2, child_command_fd,
-// child_channel_fd).
-constexpr int first_free_fd = std::max(child_command_fd, child_channel_fd) + 1;
+// child_channel_fd, child_handles_fd).
+constexpr int first_free_fd = std::max({child_command_fd, child_channel_fd, child_handles_fd}) + 1;
 
 // What the child reports through the error pipe when it cannot reach exec().
 enum class SpawnStage : int { stdin_redirect, output_open, chdir, setup, descriptors, limits, drop_privileges, exec };
@@ -141,6 +142,7 @@ struct ChildPlan {
     const char* output_path = nullptr;
     const char* working_dir = nullptr;          // nullptr: inherit
     int command_read = -1, channel_write = -1;  // the child's pipe ends (-1 without a channel)
+    int handles = -1;                           // the child's end of the descriptor socket
     int error_pipe = -1;
     int max_fd = 0;  // where closing by hand stops, without close_range
     struct {
@@ -205,7 +207,8 @@ void close_fds(int first, int last, int max_fd)
         report_and_exit(error_pipe, SpawnStage::descriptors);
     int first_closed = 3;
     if (plan.command_read >= 0) {
-        if (::dup2(plan.command_read, child_command_fd) < 0 || ::dup2(plan.channel_write, child_channel_fd) < 0)
+        if (::dup2(plan.command_read, child_command_fd) < 0 || ::dup2(plan.channel_write, child_channel_fd) < 0 ||
+            ::dup2(plan.handles, child_handles_fd) < 0)
             report_and_exit(error_pipe, SpawnStage::descriptors);
         first_closed = first_free_fd;
     }
@@ -408,8 +411,10 @@ Child Child::spawn(const SpawnOptions& options)
     int command[2] = {-1, -1};
     int channel[2] = {-1, -1};
     int error_pipe[2] = {-1, -1};
+    int handles[2] = {-1, -1};  // [0] the grader's, [1] the child's
     auto close_all = [&] {
-        for (int fd : {command[0], command[1], channel[0], channel[1], error_pipe[0], error_pipe[1]}) close_quietly(fd);
+        for (int fd : {command[0], command[1], channel[0], channel[1], error_pipe[0], error_pipe[1], handles[0], handles[1]})
+            close_quietly(fd);
     };
     try {
         make_pipe(error_pipe);
@@ -418,6 +423,9 @@ Child Child::spawn(const SpawnOptions& options)
             make_pipe(channel);
             // Bigger pipe, fewer round trips for multi-megabyte blobs (best effort).
             ::fcntl(channel[0], F_SETPIPE_SZ, 1 << 20);
+            if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, handles) != 0) throw_errno("socketpair");
+            handles[0] = above_fixed_fds(handles[0]);
+            handles[1] = above_fixed_fds(handles[1]);
         }
     } catch (...) {
         close_all();
@@ -436,6 +444,7 @@ Child Child::spawn(const SpawnOptions& options)
     plan.working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
     plan.command_read = command[0];
     plan.channel_write = channel[1];
+    plan.handles = handles[1];
     plan.error_pipe = error_pipe[1];
     struct rlimit files {};
     plan.max_fd = ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < (1u << 16)
@@ -471,12 +480,14 @@ Child Child::spawn(const SpawnOptions& options)
     ::setpgid(pid, pid);
     close_quietly(command[0]);
     close_quietly(channel[1]);
+    close_quietly(handles[1]);
     ::close(error_pipe[1]);
 
     Child child;
     child.pid_ = pid;
     child.channel_fd_ = channel[0];
     child.command_fd_ = command[1];
+    child.handles_fd_ = handles[0];
     child.exit_code_reports_signal_ = options.exit_code_reports_signal;
 
     // The error pipe closes on a successful exec (EOF) or carries the reason it failed.
@@ -500,6 +511,7 @@ Child::Child(Child&& other) noexcept
     : pid_(other.pid_),
       channel_fd_(other.channel_fd_),
       command_fd_(other.command_fd_),
+      handles_fd_(other.handles_fd_),
       exit_code_reports_signal_(other.exit_code_reports_signal_),
       reaped_(other.reaped_),
       status_(std::move(other.status_))
@@ -507,6 +519,7 @@ Child::Child(Child&& other) noexcept
     other.pid_ = -1;
     other.channel_fd_ = -1;
     other.command_fd_ = -1;
+    other.handles_fd_ = -1;
     other.reaped_ = true;
 }
 
@@ -517,12 +530,14 @@ Child& Child::operator=(Child&& other) noexcept
         pid_ = other.pid_;
         channel_fd_ = other.channel_fd_;
         command_fd_ = other.command_fd_;
+        handles_fd_ = other.handles_fd_;
         exit_code_reports_signal_ = other.exit_code_reports_signal_;
         reaped_ = other.reaped_;
         status_ = std::move(other.status_);
         other.pid_ = -1;
         other.channel_fd_ = -1;
         other.command_fd_ = -1;
+        other.handles_fd_ = -1;
         other.reaped_ = true;
     }
     return *this;
@@ -533,6 +548,7 @@ Child::~Child()
     if (pid_ > 0 && !reaped_) kill_and_reap();
     close_quietly(channel_fd_);
     close_quietly(command_fd_);
+    close_quietly(handles_fd_);
 }
 
 ExitStatus Child::wait_until(Clock::time_point deadline)

@@ -35,6 +35,7 @@ public:
 
     void run(Child& child)
     {
+        child_ = &child;
         ChannelWriter commands(child.command_fd());
         ChannelReader answers(child.channel_fd());
         try {
@@ -91,7 +92,6 @@ private:
             throw Ended{Ended::Why::violation, "an output for another case", {}};
         current_->outcome = CaseRun::Outcome::output;
         if (c.timed) time_case(c, commands, answers);
-        gpu_ = {};
         settle_current();
     }
 
@@ -102,52 +102,51 @@ private:
         if (answer.meta.value("case", -1) != index) throw Ended{Ended::Why::violation, "an answer for another case", {}};
     }
 
-    // The submission's side of a paired timing: its repetitions on this conversation's channel.
-    class StudentSide : public TimingSide {
+    // The submission's runner as the timing drives it (harness/timed_worker.hpp). Time spent outside
+    // its own commands (the timing server's work, the reference's turns) moves the case's deadline
+    // and the exercise's budget on: only the runner's own answers count against them.
+    class StudentWorker : public TimedWorker {
     public:
-        StudentSide(Conversation& conversation, ChannelWriter& commands, ChannelReader& answers)
-            : conversation_(conversation), commands_(commands), answers_(answers)
+        StudentWorker(Conversation& conversation, Child& child, ChannelWriter& commands, ChannelReader& answers)
+            : conversation_(conversation), child_(child), commands_(commands), answers_(answers)
         {
         }
-        TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override
+        void map(int descriptor, const nlohmann::json& layout, const nlohmann::json& args) override
         {
+            const Own own(*this);
+            send(commands_, MessageType::map_timing, {{"layout", layout}, {"args", args}});
             try {
-                return time_repetition(
-                    [&](MessageType type, const nlohmann::json& meta) { send(commands_, type, meta); },
-                    [&](MessageType type) { return conversation_.expect(answers_, type); }, key, warmup, hold_us);
-            } catch (const nlohmann::json::exception&) {
-                throw Ended{Ended::Why::violation, "an answer without a valid time or checksum", {}};
+                send_descriptor(child_.handles_fd(), descriptor);
+            } catch (const std::exception&) {
+                throw Ended{Ended::Why::closed, {}, {}};
             }
+            conversation_.expect(answers_, MessageType::timing_mapped);
+        }
+        void run_batch(bool launch) override
+        {
+            const Own own(*this);
+            send(commands_, MessageType::run_batch, {{"launch", launch}});
+            conversation_.expect(answers_, MessageType::batch_ran);
+        }
+        void unmap() override
+        {
+            const Own own(*this);
+            send(commands_, MessageType::unmap_timing, nlohmann::json::object());
+            conversation_.expect(answers_, MessageType::timing_unmapped);
         }
 
     private:
+        // One of the runner's own commands: the time since its last one was not its own.
+        struct Own {
+            StudentWorker& worker;
+            explicit Own(StudentWorker& w) : worker(w) { worker.conversation_.extend(Clock::now() - worker.last_); }
+            ~Own() { worker.last_ = Clock::now(); }
+        };
         Conversation& conversation_;
+        Child& child_;
         ChannelWriter& commands_;
         ChannelReader& answers_;
-    };
-
-    // The reference's side: the grader's own time, so the case's deadline and the exercise's
-    // budget move on by as much as each of its repetitions takes.
-    class ReferenceSide : public TimingSide {
-    public:
-        ReferenceSide(Conversation& conversation, ReferenceRunner& reference)
-            : conversation_(conversation), reference_(reference)
-        {
-        }
-        TimedRep repetition(std::uint64_t key, bool warmup, double hold_us) override
-        {
-            const auto started = Clock::now();
-            struct Extend {
-                Conversation& c;
-                Clock::time_point started;
-                ~Extend() { c.extend(Clock::now() - started); }
-            } extend{conversation_, started};
-            return reference_.repetition(key, warmup, hold_us);
-        }
-
-    private:
-        Conversation& conversation_;
-        ReferenceRunner& reference_;
+        Clock::time_point last_ = Clock::now();
     };
 
     void extend(Clock::duration by)
@@ -163,51 +162,23 @@ private:
         current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
     }
 
-    // The speed case's batch, and a second one where the first was disturbed or had company.
+    // The speed case's timing (harness/timing/): the request's, with this runner as its worker and
+    // the GPU held exclusively here, so that a runner that fails during it is dead (end()) before
+    // another grading's timing may start.
     void time_case(const RunCase& c, ChannelWriter& commands, ChannelReader& answers)
     {
-        StudentSide student(*this, commands, answers);
-        std::optional<ReferenceSide> reference;
-        std::string reference_failure;
-        if (request_.reference) {
-            const auto started = Clock::now();
-            try {
-                const auto waited = request_.reference->begin_case(c.index, c.elements, request_.gpu_lock);
-                current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
-                reference.emplace(*this, *request_.reference);
-            } catch (const ReferenceFailure& failure) {
-                reference_failure = failure.what();
-            }
-            extend(Clock::now() - started);
-        }
-        // The repetitions, and nothing of the CPU work before them (both runners' inputs and
-        // outputs), have the GPU to themselves.
+        if (!request_.time_case) return;
         if (request_.gpu_lock) {
             gpu_ = request_.gpu_lock->hold(true);
             waited_for_gpu(gpu_.waited);
         }
-        const auto exclusive_since = Clock::now();
-        auto one_batch = [&] {
-            const std::string before = request_.gpu_intruders ? request_.gpu_intruders() : std::string();
-            // Every grading's checking waits while the batch runs (harness/gpu_lock.hpp).
-            const GpuLock::Hold quiet = request_.gpu_lock ? request_.gpu_lock->quiet() : GpuLock::Hold{};
-            TimedBatch batch = run_batch(&student, reference ? &*reference : nullptr, limits_.timing, request_.settled);
-            if (batch.reference_failure.empty()) batch.reference_failure = reference_failure;
-            if (!batch.reference_failure.empty()) reference.reset();
-            const std::string after = request_.gpu_intruders ? request_.gpu_intruders() : std::string();
-            batch.other_processes = !before.empty() ? before : after;
-            current_->batches.push_back(std::move(batch));
-        };
-        one_batch();
-        const TimedBatch& first = current_->batches.front();
-        if (!first.other_processes.empty() || (request_.retime_if && request_.retime_if(c.index, first))) one_batch();
-        if (reference) {
-            try {
-                request_.reference->end_timing();
-            } catch (const ReferenceFailure&) {  // the batches are complete: nothing of the case is lost
-            }
-        }
-        current_->gpu_exclusive_seconds = seconds_since(exclusive_since);
+        StudentWorker worker(*this, *child_, commands, answers);
+        Clock::duration waited{};
+        const auto started = Clock::now();
+        current_->timing = request_.time_case(c, worker, waited);
+        current_->gpu_wait_seconds += std::chrono::duration<double>(waited).count();
+        current_->gpu_exclusive_seconds = std::max(0.0, seconds_since(started) - std::chrono::duration<double>(waited).count());
+        gpu_ = {};
     }
 
     static void send(ChannelWriter& commands, MessageType type, const nlohmann::json& meta)
@@ -261,7 +232,7 @@ private:
         if (!said_hello_) return startup_failed(ended, status);
         if (!current_) return;  // every case was settled: what came after does not matter
         CaseRun& failed = *current_;
-        failed.batches.clear();  // a conversation that broke off leaves no repetition to count
+        failed.timing.reset();  // a conversation that broke off leaves no batch to count
         switch (ended.why) {
             case Ended::Why::cuda_error:
                 failed.outcome = CaseRun::Outcome::cuda_error;
@@ -282,7 +253,7 @@ private:
             case Ended::Why::timed_out:
             case Ended::Why::closed:
                 if (failed.outcome == CaseRun::Outcome::output && timed_out) {
-                    failed.timing_incomplete = true;  // its output arrived; the repetitions did not finish
+                    failed.timing_incomplete = true;  // its output arrived; the timing did not finish
                     break;
                 }
                 const bool budget_cut = timed_out && deadline_ >= budget_end_;
@@ -345,6 +316,7 @@ private:
     ExerciseRun& run_;
     const std::function<void(CaseRun&&)>& on_case_;
 
+    Child* child_ = nullptr;
     bool said_hello_ = false;
     GpuLock::Hold gpu_;  // shared for a case's GPU work, exclusive for its repetitions; kept until a failed runner is dead
     std::optional<CaseRun> current_;
@@ -380,37 +352,6 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
     }
     run.seconds = seconds_since(started);
     return run;
-}
-
-nlohmann::json calibrate_device(const SpawnOptions& spawn_options, std::chrono::milliseconds limit, std::string& error)
-{
-    SpawnOptions spawn = spawn_options;
-    spawn.argv.insert(spawn.argv.end(), {"--exercise", "scan_kogge_stone"});
-    spawn.create_channel = true;
-    Child child = Child::spawn(spawn);
-    ChannelWriter commands(child.command_fd());
-    ChannelReader answers(child.channel_fd());
-    const auto deadline = Clock::now() + limit;
-    Message message;
-    nlohmann::json result = nlohmann::json::object();
-    try {
-        if (answers.receive(message, deadline) != ChannelReader::Result::message || message.type != MessageType::hello)
-            throw std::runtime_error("the reference runner did not start");
-        commands.send(MessageType::calibrate, nlohmann::json::object());
-        if (answers.receive(message, deadline) != ChannelReader::Result::message)
-            throw std::runtime_error("the reference runner did not answer");
-        if (message.type == MessageType::cuda_error || message.type == MessageType::exception)
-            throw std::runtime_error(message.meta.value("message", std::string("a CUDA error")));
-        if (message.type != MessageType::calibration || !message.meta.is_object())
-            throw std::runtime_error("the reference runner answered something else");
-        result = message.meta;
-        commands.send(MessageType::quit, nlohmann::json::object());
-        answers.receive(message, Clock::now() + std::chrono::seconds(5));
-    } catch (const std::exception& e) {
-        error = e.what();
-    }
-    child.kill_and_reap();
-    return result;
 }
 
 }  // namespace harness

@@ -22,7 +22,4 @@ double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs
 // Bytes read plus bytes written by an ideal implementation: each input once, each output once.
 std::int64_t minimum_bytes(const Exercise& exercise, const Case& c);
 
-// Median of a sample list (the mean of the two middle values for an even count); 0 when empty.
-double median(std::vector<double> samples);
-
 }  // namespace harness

@@ -27,7 +27,7 @@ struct Expected {
 };
 
 Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
-// The checksum (harness/variant.hpp) of the correct output for these inputs, as the runner computes
+// The checksum (harness/timed_data.hpp) of the correct output for these inputs, as the runner computes
 // it on the GPU. Exact for integer-valued data, which is what timed cases hold.
 std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
 

@@ -15,9 +15,11 @@
 namespace harness {
 
 // The fixed descriptor numbers a child with a channel finds open: it reads the grader's commands
-// from the first and writes its messages to the second.
+// from the first, writes its messages to the second, and the third is one end of a Unix socket
+// over which descriptors travel (the timing buffers' device memory, harness/runner/timing_server.hpp).
 constexpr int child_command_fd = 3;
 constexpr int child_channel_fd = 4;
+constexpr int child_handles_fd = 5;
 
 // The grader drives the runner: it sends a command, the runner answers with one message (run_case
 // with two: case_ran, then case_output), and the grader times each round trip on its own clock.
@@ -25,29 +27,43 @@ constexpr int child_channel_fd = 4;
 // host's work, input generation, while the GPU serves others) then run_case (the GPU's work, under
 // the grader's shared GPU lock until case_ran, then the host's checks and the output's transfer).
 // Commands travel on fd child_command_fd, answers on child_channel_fd.
+//
+// A speed case is timed in batches (harness/timing/): the grader's timing server (the reference
+// runner started with --timing-server, outside any sandbox) allocates each side's buffers, writes
+// every batch's inputs from a seed only it and the grader know, and checksums the outputs itself;
+// a runner (the submission's, or the reference's in the same sandbox) only maps those buffers and
+// calls its launcher on them when told. Nothing a runner says about a batch but "done" is read.
 enum class MessageType : std::uint32_t {
     // runner -> grader
-    hello = 1,          // unasked, first: {exercise, launcher_found}
-    case_output = 3,    // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
-    cuda_error = 5,     // answers any command that failed: {case, phase, error, message}; the runner exits
-    exception = 6,      // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
-    done = 7,           // answers quit: {}
-    prepared = 8,       // answers prepare: {}
-    launched = 9,       // answers launch: {event_ms, hold_ran_out}
-    checksummed = 10,   // answers checksum: {checksum}
-    calibration = 11,   // answers calibrate (reference runner only): device facts, copy bandwidth
-    timing_ended = 12,  // answers end_timing: {}
-    case_loaded = 13,   // answers load_case: {case}
-    case_ran = 14,      // answers run_case first, once the case's GPU work is done: {case}; case_output follows
+    hello = 1,             // unasked, first: {exercise, launcher_found}
+    case_output = 3,       // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
+    cuda_error = 5,        // answers any command that failed: {case, phase, error, message}; the runner exits
+    exception = 6,         // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
+    done = 7,              // answers quit: {}
+    timing_mapped = 8,     // answers map_timing: {}
+    batch_ran = 9,         // answers run_batch once every launcher call of the batch has finished: {}
+    timing_unmapped = 12,  // answers unmap_timing: {}
+    case_loaded = 13,      // answers load_case: {case}
+    case_ran = 14,         // answers run_case first, once the case's GPU work is done: {case}; case_output follows
+    // timing server -> grader
+    calibration = 11,       // answers calibrate: device facts, copy bandwidth
+    timing_allocated = 15,  // answers allocate_timing: {layout}; the allocation's descriptor follows on the handles socket
+    generated = 16,         // answers generate, once the batch's inputs are written and the L2 flushed: {}
+    checksummed = 10,       // answers checksum: {checksums: [one per repetition, "0x..."], window_ms, gpu_ms}
+    timing_freed = 17,      // answers free_timing: {}
     // grader -> runner
-    run_case = 20,    // {case}: run the launcher on the loaded input (loading it first if need be), send the output
-    prepare = 21,     // {}: the next placement of the case's buffers, its output poisoned
-    launch = 22,      // {key, hold_us}: the input variant of `key`, the L2 flushed, one timed launcher call
-    checksum = 23,    // {}: checksum of the output the last launch left
-    quit = 24,        // {}
-    calibrate = 25,   // {}: measure the device (reference runner only)
-    end_timing = 26,  // {}: the repetitions' buffers go back to the GPU; the case stays (reference runner)
-    load_case = 27,   // {case}: generate the case's input on the host; nothing on the GPU yet
+    run_case = 20,      // {case}: run the launcher on the loaded input (loading it first if need be), send the output
+    map_timing = 21,    // {layout}, the allocation's descriptor on the handles socket: map the batch buffers
+    run_batch = 22,     // {launch}: call the launcher once per repetition of the mapped buffers, in order
+    quit = 24,          // {}
+    unmap_timing = 26,  // {}: unmap the batch buffers
+    load_case = 27,     // {case}: generate the case's input on the host; nothing on the GPU yet
+    // grader -> timing server
+    calibrate = 25,        // {}: measure the device
+    allocate_timing = 28,  // {set, shape}: device memory for one side's batches, exported as a descriptor
+    generate = 29,         // {set, seed, values}: the clock starts; every repetition's input written, the L2 flushed
+    checksum = 23,         // {set}: the L2 flushed, every output checksummed; the clock stops
+    free_timing = 30,      // {set}
 };
 
 struct Message {
@@ -87,5 +103,11 @@ private:
     std::size_t blob_got_ = 0;
     bool broken_ = false;  // framing lost (malformed): every later call is malformed
 };
+
+// Descriptors over a Unix socket (SCM_RIGHTS), one per call. send_descriptor throws
+// std::runtime_error when the peer has gone; receive_descriptor returns -1 when nothing arrived by
+// `deadline` or what arrived was not one descriptor (anything else that came with it is closed).
+void send_descriptor(int socket, int descriptor);
+int receive_descriptor(int socket, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace harness

@@ -24,9 +24,9 @@ struct CaseInputs {
 
 // The case's inputs, from its family (harness/family.hpp).
 CaseInputs make_inputs(const Exercise& exercise, const Case& c);
-// The input of a timed repetition: `base` with the signs flipped that `key` selects
-// (harness/variant.hpp). The mask stays as it is.
-CaseInputs make_variant(const CaseInputs& base, std::uint64_t key);
+// The input of repetition `rep` of a timed batch of `seed`, as the timing server writes it on the
+// GPU (harness/timed_data.hpp), with the case's own mask: for checking an output on the CPU.
+CaseInputs make_timed_inputs(const Exercise& exercise, const Case& c, std::uint64_t seed, std::uint32_t rep);
 
 class SplitMix64 {
 public:
@@ -71,7 +71,7 @@ void fill_from_stream(Vector& values, std::uint64_t seed, std::uint64_t first_dr
 std::uint64_t checksum64(const void* data, std::size_t bytes);
 
 // The sum of bits_term over the exact bits of `count` floats (f64: doubles), in parallel
-// (harness/variant.hpp): what the runner computes on the GPU over a device buffer, so that an input
+// (harness/timed_data.hpp): what the runner computes on the GPU over a device buffer, so that an input
 // after the run, or a second run's output, is compared without copying it back. Exact: two NaNs of
 // different bits, or -0 and +0, differ (garbage read by a race often is a NaN).
 std::uint64_t bits_checksum(const void* values, std::uint64_t count, bool f64);

@@ -11,6 +11,7 @@
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/timed_data.hpp"
 
 namespace harness {
 
@@ -22,6 +23,11 @@ public:
     virtual std::int64_t output_elements(const Case& c) const { return c.n; }
     virtual std::vector<Case> cases(const Exercise& exercise) const = 0;
     virtual CaseInputs inputs(const Exercise& exercise, const Case& c) const = 0;
+    // The integers a speed case's timed inputs are drawn from (harness/timed_data.hpp): small
+    // enough that every correct order of the exercise's sums is exact at the speed case's size.
+    virtual TimedValues timed_values() const = 0;
+    // The case's mask (convolutions; empty for the others), which timed batches keep.
+    virtual std::vector<float> mask(const Case&) const { return {}; }
 };
 
 const ExerciseFamily& family_of(const Exercise& exercise);

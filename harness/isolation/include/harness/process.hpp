@@ -47,8 +47,9 @@ struct SpawnOptions {
     std::string working_dir;             // empty: inherit
     std::string output_file;             // stdout+stderr go here (truncated; a symbolic link
                                          // is refused); empty: /dev/null
-    bool create_channel = false;         // two private pipes, see child_command_fd above.
-                                         // The child has fds 0-2 (and these two), no other
+    bool create_channel = false;         // two private pipes and a descriptor socket, see
+                                         // child_command_fd (harness/channel.hpp). The child has
+                                         // fds 0-2 (and these three), no other
     ProcessLimits limits;
     int run_as_uid = -1, run_as_gid = -1;  // when both >= 0 and the grader is root: drop to these
                                            // (setgroups({}), setresgid, setresuid) before exec
@@ -78,6 +79,8 @@ public:
     // child_command_fd and child_channel_fd; nothing else it starts inherits them unless it passes them on.
     int channel_fd() const { return channel_fd_; }
     int command_fd() const { return command_fd_; }
+    // The grader's end of the descriptor socket (child_handles_fd in the child), or -1.
+    int handles_fd() const { return handles_fd_; }
 
     // Waits until the child exits or `deadline` passes; on deadline, SIGKILLs the whole process
     // group and reports Kind::timed_out. Reaps the child either way.
@@ -90,6 +93,7 @@ private:
     int pid_ = -1;
     int channel_fd_ = -1;
     int command_fd_ = -1;
+    int handles_fd_ = -1;
     bool exit_code_reports_signal_ = false;
     bool reaped_ = false;
     ExitStatus status_{};

@@ -1,11 +1,11 @@
-// What the grader says about a list of repetition times, and how well their median is known. The
-// times of a GPU kernel are skewed (a late repetition is common, an early one impossible), so
-// everything here is distribution-free: order statistics, no assumed normal shape.
+// Everything the grader says about a list of times, in one place. The times of a GPU kernel are
+// skewed (a late repetition is common, an early one impossible), so everything here is
+// distribution-free: order statistics, no assumed normal shape.
 #pragma once
 
 #include <vector>
 
-namespace grading {
+namespace harness::timing {
 
 struct SampleSummary {
     int count = 0;
@@ -16,13 +16,19 @@ struct SampleSummary {
 
 SampleSummary summarize(std::vector<double> samples);
 
+// The median (the mean of the two middle values for an even count); 0 when empty.
+double median(std::vector<double> samples);
+
+// The q-quantile (0..1) of `samples`, linear between order statistics; 0 when empty.
+double quantile(std::vector<double> samples, double q);
+
 // The standard error of the median of `samples`, from the distribution-free 95% confidence
 // interval of the median: the order statistics of ranks n/2 -+ 0.98 sqrt(n) (the binomial(n, 1/2)
 // count below the true median, in its normal approximation) bound it, and the interval's half
 // width over 1.96 is the standard error. 0 for fewer than two samples.
 double median_standard_error(std::vector<double> samples);
 
-// The q-quantile (0..1) of `samples`, linear between order statistics; 0 when empty.
-double quantile(std::vector<double> samples, double q);
+// Median absolute deviation from the median; 0 when empty.
+double median_absolute_deviation(const std::vector<double>& samples);
 
-}  // namespace grading
+}  // namespace harness::timing

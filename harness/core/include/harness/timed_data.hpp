@@ -1,11 +1,13 @@
-// Input variants and output checksums for the timed repetitions, shared by the runner's kernels
-// and the grader's check (the same formulas on both sides, host and device).
+// What the timed batches compute on, and how their outputs are summed up: formulas shared by the
+// grader's timing server (on the GPU) and the grader's checks (on the CPU), host and device.
 //
-// Each timed repetition runs on a variant of the case's input that the grader chooses at that
-// moment with a random key: element i has its sign flipped where mix64(key + i * step) is odd.
-// Results kept from an earlier call are then wrong, and since timed cases hold integer-valued
-// data, every correct summation order gives the exact result, so the grader can compare a
-// checksum of the output with its own golden result bit for bit.
+// Each timed repetition's input is written by the timing server, in device memory the runner only
+// maps, from a 64-bit seed that the grader draws at that moment and no runner ever sees: element i
+// of repetition r is timed_value(seed, r, i) in the family's range. Every element of every
+// repetition is an independent draw, so no repetition's partial results help with another's, and
+// the values are integers small enough that every correct summation order is exact: a checksum of
+// the output can be compared bit for bit, with the reference's on the same seed or with the golden
+// one.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +29,18 @@ HARNESS_HOST_DEVICE inline std::uint64_t mix64(std::uint64_t z)
     return z ^ (z >> 31);
 }
 
-HARNESS_HOST_DEVICE inline bool variant_flips(std::uint64_t key, std::uint64_t i)
+// The integers the timed inputs of a family are drawn from, uniformly: [lo, hi].
+struct TimedValues {
+    int lo = 0, hi = 0;
+};
+
+// Element i of repetition `rep` of the batch of `seed`, in [values.lo, values.hi].
+HARNESS_HOST_DEVICE inline int timed_value(std::uint64_t seed, std::uint32_t rep, std::uint64_t i, TimedValues values)
 {
-    return (mix64(key + i * 0x9e3779b97f4a7c15ull) & 1u) != 0;
+    const std::uint64_t stream = mix64(seed ^ (0x9e3779b97f4a7c15ull * (rep + 1ull)));
+    const std::uint64_t draw = mix64(stream + i * 0xd1b54a32d192ed03ull);
+    const auto span = static_cast<std::uint64_t>(values.hi - values.lo + 1);
+    return values.lo + static_cast<int>((draw >> 11) % span);
 }
 
 // One element's share of a checksum of exact bits: a hash of its position and its bits. The

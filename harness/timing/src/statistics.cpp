@@ -1,9 +1,9 @@
-#include "grading/sample_statistics.hpp"
+#include "harness/timing/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace grading {
+namespace harness::timing {
 namespace {
 
 double sorted_quantile(const std::vector<double>& sorted, double q)
@@ -29,6 +29,21 @@ double sorted_median_standard_error(const std::vector<double>& sorted)
 }
 
 }  // namespace
+
+double median(std::vector<double> samples)
+{
+    std::sort(samples.begin(), samples.end());
+    return sorted_quantile(samples, 0.5);
+}
+
+double median_absolute_deviation(const std::vector<double>& samples)
+{
+    const double middle = median(samples);
+    std::vector<double> deviations;
+    deviations.reserve(samples.size());
+    for (double s : samples) deviations.push_back(std::fabs(s - middle));
+    return median(deviations);
+}
 
 double quantile(std::vector<double> samples, double q)
 {
@@ -58,4 +73,4 @@ SampleSummary summarize(std::vector<double> samples)
     return s;
 }
 
-}  // namespace grading
+}  // namespace harness::timing

@@ -1,0 +1,48 @@
+// The two ways a speed case is timed, each a loop of batches (batch.hpp) until the stopping rule
+// (stopping_rule.hpp) is met or its caps are hit:
+//
+// - alone: the reference, before the submission's runner starts, alternating launched and empty
+//   batches: its time alone (the anchor its turns beside the submission are held to) and the
+//   batches' fixed cost, measured where no process of the submission can inflate them;
+// - in turns: the submission's batches and the reference's, A B then B A, each round on one fresh
+//   seed for both (so the reference's checksums check the submission's), until both medians are
+//   known. Drift of the machine lands on both sides alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/timing/batch.hpp"
+#include "harness/timing/stopping_rule.hpp"
+
+namespace harness::timing {
+
+struct TimingPlan {
+    int reps_per_batch = 4;  // launcher calls per batch, each on inputs and outputs of its own
+    int warmup_batches = 1;  // per side, before the counted ones (first touches, module loads)
+    StoppingRule rule;
+};
+
+struct AloneTiming {
+    std::vector<Window> windows;  // launched and empty, in order
+    bool capped = false;
+    double seconds = 0;
+};
+
+// Throws ReferenceFailure or TimingServerFailure.
+AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const BatchSpec& spec, const TimingPlan& plan);
+
+struct PairedTiming {
+    std::vector<Window> student, reference;  // in order; a round's two batches share a seed
+    int rounds = 0;
+    bool capped = false;
+    std::string reference_failure;  // why the reference's turns stopped, when they did
+    double seconds = 0;
+};
+
+// `fixed_cost_ms` is the alone timing's. The student's errors propagate; the reference's end its
+// turns only; the server's throw TimingServerFailure.
+PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWorker* reference, const BatchSpec& spec,
+                           const TimingPlan& plan, double fixed_cost_ms);
+
+}  // namespace harness::timing

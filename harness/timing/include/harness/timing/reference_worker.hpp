@@ -1,0 +1,51 @@
+// The reference's side of a speed case's timing: the reference runner, started in the same
+// sandbox as the submission's runner (so that both pay the same costs), running the hidden
+// reference's launcher on the timing server's buffers when told. It holds no secret either: the
+// server writes its inputs and checks its outputs exactly as the submission's.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "harness/process.hpp"
+#include "harness/timed_worker.hpp"
+
+namespace harness::timing {
+
+// What the reference's side throws when it cannot go on: the timing goes on without it.
+struct ReferenceFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class ReferenceWorker : public TimedWorker {
+public:
+    // `spawn` starts the reference runner (`--exercise NAME` is added here), on first use.
+    ReferenceWorker(std::function<SpawnOptions()> spawn, std::string exercise, std::chrono::milliseconds startup_limit,
+                    std::chrono::milliseconds command_limit);
+    ~ReferenceWorker() override;
+    ReferenceWorker(const ReferenceWorker&) = delete;
+    ReferenceWorker& operator=(const ReferenceWorker&) = delete;
+
+    void map(int descriptor, const nlohmann::json& layout, const nlohmann::json& args) override;
+    void run_batch(bool launch) override;
+    void unmap() override;
+    // Set once it failed: later calls throw at once.
+    const std::string& failure() const { return failure_; }
+
+private:
+    void start();
+    // Sends a command (and `descriptor` after it, where one is given) and waits for its answer.
+    Message command(MessageType type, const nlohmann::json& meta, MessageType answer, int descriptor = -1);
+    [[noreturn]] void fail(const std::string& why);
+
+    std::function<SpawnOptions()> spawn_;
+    std::string exercise_;
+    std::chrono::milliseconds startup_limit_, command_limit_;
+    std::optional<Child> child_;
+    std::string failure_;
+};
+
+}  // namespace harness::timing

@@ -1,0 +1,61 @@
+// One exercise's speed cases, timed: the reference alone on each before the submission's runner
+// starts, then the submission in turns with the reference once its runner reaches the case. Every
+// timing has the GPU to itself (the GPU lock held exclusively, every grading's checking paused:
+// harness/gpu_lock.hpp; for the turns the supervisor holds the GPU, so that it can keep it until a
+// runner that failed is dead) and the timing server to itself; processes of no grading seen on the
+// GPU around it (NVML, through `intruders`) have it timed once more, and marked if they stay.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/gpu_lock.hpp"
+#include "harness/timing/paired_timing.hpp"
+#include "harness/timing/reference_worker.hpp"
+
+namespace harness::timing {
+
+// Everything the judge needs of a speed case's timing.
+struct CaseTiming {
+    BatchSpec spec;
+    TimingPlan plan;
+    AloneTiming alone;                // the reference before the submission's runner started
+    std::string alone_failure;        // why there is no alone timing
+    double fixed_cost_ms = 0;         // from `alone`'s empty batches
+    std::vector<PairedTiming> turns;  // one, or two where the first had company on the GPU
+    std::string other_processes;      // on the GPU during the counted turns, when any stayed
+    std::string failure;              // the grader's own failure (its timing server): no timing
+    double exclusive_seconds = 0;     // the GPU held for the turns
+};
+
+class SpeedCaseTimer {
+public:
+    // `reference` may be null (no reference runner: the submission is timed alone, unscored).
+    SpeedCaseTimer(TimingServer& server, ReferenceWorker* reference, const GpuLock* gpu_lock,
+                   std::function<std::string()> intruders, TimingPlan plan)
+        : server_(server), reference_(reference), gpu_lock_(gpu_lock), intruders_(std::move(intruders)), plan_(plan)
+    {
+    }
+
+    // The reference alone on `c`. Returns how long it waited for the GPU.
+    std::chrono::steady_clock::duration time_alone(const Exercise& exercise, const Case& c);
+    // `c` in turns with the reference, the GPU lock already held exclusively by the caller; the
+    // student's errors propagate, nothing else does. `waited` is how long it waited for the quiet
+    // file and the timing server.
+    CaseTiming time_in_turns(const Exercise& exercise, const Case& c, TimedWorker& student,
+                             std::chrono::steady_clock::duration& waited);
+    // The exclusive seconds of the alone timing of each case.
+    double alone_seconds(int case_index) const;
+
+private:
+    TimingServer& server_;
+    ReferenceWorker* reference_;
+    const GpuLock* gpu_lock_;
+    std::function<std::string()> intruders_;
+    TimingPlan plan_;
+    std::map<int, CaseTiming> alone_;  // by case index: alone, alone_failure, fixed_cost_ms
+};
+
+}  // namespace harness::timing

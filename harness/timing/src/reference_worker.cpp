@@ -1,0 +1,93 @@
+#include "harness/timing/reference_worker.hpp"
+
+namespace harness::timing {
+
+using Clock = std::chrono::steady_clock;
+
+ReferenceWorker::ReferenceWorker(std::function<SpawnOptions()> spawn, std::string exercise,
+                                 std::chrono::milliseconds startup_limit, std::chrono::milliseconds command_limit)
+    : spawn_(std::move(spawn)),
+      exercise_(std::move(exercise)),
+      startup_limit_(startup_limit),
+      command_limit_(command_limit)
+{
+}
+
+ReferenceWorker::~ReferenceWorker()
+{
+    if (!child_) return;
+    try {
+        ChannelWriter(child_->command_fd()).send(MessageType::quit, nlohmann::json::object());
+        Message done;
+        ChannelReader(child_->channel_fd()).receive(done, Clock::now() + std::chrono::seconds(5));
+    } catch (const std::exception&) {
+    }
+    child_->kill_and_reap();
+}
+
+void ReferenceWorker::fail(const std::string& why)
+{
+    failure_ = "the reference runner " + why;
+    if (child_) child_->kill_and_reap();
+    child_.reset();
+    throw ReferenceFailure(failure_);
+}
+
+void ReferenceWorker::start()
+{
+    SpawnOptions spawn = spawn_();
+    spawn.argv.insert(spawn.argv.end(), {"--exercise", exercise_});
+    spawn.create_channel = true;
+    try {
+        child_ = Child::spawn(spawn);
+    } catch (const std::exception& e) {
+        fail(std::string("could not start: ") + e.what());
+    }
+    Message hello;
+    if (ChannelReader(child_->channel_fd()).receive(hello, Clock::now() + startup_limit_) !=
+            ChannelReader::Result::message ||
+        hello.type != MessageType::hello || !hello.meta.value("launcher_found", false))
+        fail("did not start (" + child_->kill_and_reap().describe() + ")");
+}
+
+Message ReferenceWorker::command(MessageType type, const nlohmann::json& meta, MessageType answer, int descriptor)
+{
+    if (!failure_.empty()) throw ReferenceFailure(failure_);
+    if (!child_) start();
+    try {
+        ChannelWriter(child_->command_fd()).send(type, meta);
+        if (descriptor >= 0) send_descriptor(child_->handles_fd(), descriptor);
+    } catch (const std::exception&) {
+        fail("closed its channel");
+    }
+    Message message;
+    switch (ChannelReader(child_->channel_fd()).receive(message, Clock::now() + command_limit_)) {
+        case ChannelReader::Result::message:
+            break;
+        case ChannelReader::Result::timed_out:
+            fail("did not answer in time");
+        default:
+            fail("ended (" + child_->kill_and_reap().describe() + ")");
+    }
+    if (message.type == MessageType::cuda_error || message.type == MessageType::exception)
+        fail("failed: " + message.meta.value("message", std::string("an error")));
+    if (message.type != answer) fail("answered something else");
+    return message;
+}
+
+void ReferenceWorker::map(int descriptor, const nlohmann::json& layout, const nlohmann::json& args)
+{
+    command(MessageType::map_timing, {{"layout", layout}, {"args", args}}, MessageType::timing_mapped, descriptor);
+}
+
+void ReferenceWorker::run_batch(bool launch)
+{
+    command(MessageType::run_batch, {{"launch", launch}}, MessageType::batch_ran);
+}
+
+void ReferenceWorker::unmap()
+{
+    command(MessageType::unmap_timing, nlohmann::json::object(), MessageType::timing_unmapped);
+}
+
+}  // namespace harness::timing
