@@ -169,7 +169,7 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->check(positive_seconds);
     app.add_option("--reps", o.timing.rule.max_batches,
                    "at most N timed batches of each side (the submission, the reference) of a speed\n"
-                   "case, each of 4 launcher calls, 1 to 10000 (default: 60); timing ends sooner once\n"
+                   "case, each of 8 launcher calls, 1 to 10000 (default: 60); timing ends sooner once\n"
                    "both medians are known to --timing-precision")
         ->type_name("N")
         ->check(CLI::Range(1, 10000).description(""));

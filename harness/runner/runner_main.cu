@@ -434,5 +434,6 @@ int harness::runner::runner_main(int argc, char** argv)
     if (timing_server) return harness::runner::timing_server_main();
     harness::ChannelWriter channel(harness::child_channel_fd);
     harness::ChannelReader commands(harness::child_command_fd);
+    commands.spin_while_waiting(harness::batch_spin);  // a run_batch is answered without waking up
     return harness::runner::run(channel, commands, exercise);
 }

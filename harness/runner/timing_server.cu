@@ -195,6 +195,7 @@ private:
 int timing_server_main()
 {
     ChannelReader commands(child_command_fd);
+    commands.spin_while_waiting(batch_spin);  // its waits for checksum are inside the window
     ChannelWriter errors(child_channel_fd);
     try {
         TimingServer server;

@@ -266,13 +266,14 @@ TEST_CASE("a speed case's timing: batches of calls timed by the timing server, e
     const json& h = exercise(honest, "scan_kogge_stone").at("cases").at(0);
     REQUIRE(h.at("status") == "pass");
     const json& t = h.at("timing");
-    CHECK(t.at("reps_per_batch") == 4);
+    const int calls = t.at("reps_per_batch").get<int>();
+    CHECK(calls >= 4);
     CHECK(t.at("stopping_rule").at("name") == "median_rse");
     CHECK(t.at("fixed_cost_ms").get<double>() > 0);
-    CHECK(t.at("student_window_ms").get<double>() > 4 * 5.0);  // four 5 ms "kernels" in each window
+    CHECK(t.at("student_window_ms").get<double>() > calls * 5.0);  // a 5 ms "kernel" a call in each window
     CHECK(t.at("student_ms").get<double>() == doctest::Approx(5.0).epsilon(0.6));
     CHECK(t.at("reference_ms").get<double>() > 0);
-    CHECK(t.at("verified_reps").get<int>() == 4 * (t.at("student").at("count").get<int>() + 1));  // and the warm-up
+    CHECK(t.at("verified_reps").get<int>() == calls * (t.at("student").at("count").get<int>() + 1));  // and the warm-up
     CHECK(t.at("turns") == 1);
 
     const GradeRun slow = grade_fake("slow_kernel", {{"scan_kogge_stone", "// FAKE_RUNNER: slow_kernel"}},

@@ -19,9 +19,9 @@ def speed_cases(results):
 def stability(paths):
     runs = [json.load(open(p)) for p in paths]
     print(f"{len(runs)} gradings of {runs[0]['submission']} on {runs[0]['device']}\n")
-    print("| exercise | case | student median ms (each grading) | student max/min | student events max/min "
-          "| reference max/min | ratio max/min | median rse % (max) | reps (min-max) | points |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| exercise | case | student median ms (each grading) | student max/min | window max/min "
+          "| reference max/min | ratio max/min | ratio (each grading) | median rse % (max) | batches (min-max) | points |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     worst = 1.0
     for exercise, case in speed_cases(runs[0]):
         rows = []
@@ -30,7 +30,7 @@ def stability(paths):
             c = next(x for x in e["cases"] if x["label"] == case["label"])
             rows.append((e, c["timing"]))
         student = [t["student_ms"] for _, t in rows]
-        events = [t["student_event_ms"] for _, t in rows]
+        windows = [t["student_window_ms"] for _, t in rows]
         reference = [t["reference_ms"] for _, t in rows]
         ratio = [t["speedup_vs_reference"] for _, t in rows]
         points = sorted({e["points"] for e, _ in rows})
@@ -39,7 +39,8 @@ def stability(paths):
         rse = max(t["student"]["median_rse"] for _, t in rows) * 100
         reps = [t["student"]["count"] for _, t in rows]
         print(f"| {exercise['name']} | {case['label']} | {' '.join(f'{s:.4f}' for s in student)} "
-              f"| {spread(student):.4f} | {spread(events):.4f} | {spread(reference):.4f} | {spread(ratio):.4f} | {rse:.2f} "
+              f"| {spread(student):.4f} | {spread(windows):.4f} | {spread(reference):.4f} | {spread(ratio):.4f} "
+              f"| {' '.join(f'{r:.3f}' for r in ratio)} | {rse:.2f} "
               f"| {min(reps)}-{max(reps)} | {'identical' if len(points) == 1 else points} |")
     totals = sorted({r["points"] for r in runs})
     print(f"\nworst student max/min: {worst:.4f}; total points: "
@@ -51,7 +52,7 @@ def walltime(path):
     print(f"{r['submission']} on {r['device']}: {r['seconds']:.1f} s in all\n")
     print("| exercise | starts at s | ends at s | compile s | cases s (sum) | GPU lock waits s (sum) "
           "| GPU to itself s (reference alone + turns) | checks s (sum) | largest case s | status |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     exclusive_total = 0
     for e in sorted(r["exercises"], key=lambda e: e.get("started_seconds", 0)):
         cases = sum(c["seconds"] for c in e["cases"])

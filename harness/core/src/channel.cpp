@@ -119,12 +119,17 @@ int milliseconds_until(Clock::time_point deadline)
 
 enum class Fill { complete, end_of_file, timed_out, failed };
 
-// Reads into data[got, size), advancing `got`; waits for more only until `deadline`.
-Fill fill(int fd, std::uint8_t* data, std::size_t size, std::size_t& got, Clock::time_point deadline)
+// Reads into data[got, size), advancing `got`; waits for more only until `deadline`, and until
+// `spin_until` without sleeping (a thread that sleeps takes microseconds to wake, more from a deep
+// idle state of its core).
+Fill fill(int fd, std::uint8_t* data, std::size_t size, std::size_t& got, Clock::time_point deadline,
+          Clock::time_point spin_until)
 {
     while (got < size) {
         pollfd readable{fd, POLLIN, 0};
-        int ready = ::poll(&readable, 1, milliseconds_until(deadline));
+        const bool spin = Clock::now() < std::min(spin_until, deadline);
+        int ready = ::poll(&readable, 1, spin ? 0 : milliseconds_until(deadline));
+        if (ready == 0 && spin) continue;
         if (ready < 0 && errno == EINTR) continue;
         if (ready < 0 || (readable.revents & POLLNVAL)) return Fill::failed;
         if (ready == 0) return Fill::timed_out;
@@ -180,11 +185,12 @@ ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point dea
     };
     auto outcome_of = [&](Fill fill_result) { return fill_result == Fill::timed_out ? Result::timed_out : give_up(); };
     if (broken_) return Result::malformed;
+    const Clock::time_point spin_until = Clock::now() + spin_;
 
     // Header: an end of file before its first byte is the clean end of the stream.
     if (frame_got_ < sizeof(Header)) {
         frame_.resize(sizeof(Header));
-        Fill got = fill(fd_, frame_.data(), frame_.size(), frame_got_, deadline);
+        Fill got = fill(fd_, frame_.data(), frame_.size(), frame_got_, deadline, spin_until);
         if (got == Fill::end_of_file && frame_got_ == 0) return Result::end_of_stream;
         if (got != Fill::complete) return outcome_of(got);
 
@@ -203,9 +209,9 @@ ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point dea
     }
 
     // Meta, then blob, read straight into their final buffers.
-    Fill got = fill(fd_, frame_.data(), frame_.size(), frame_got_, deadline);
+    Fill got = fill(fd_, frame_.data(), frame_.size(), frame_got_, deadline, spin_until);
     if (got != Fill::complete) return outcome_of(got);
-    got = fill(fd_, blob_.data(), blob_.size(), blob_got_, deadline);
+    got = fill(fd_, blob_.data(), blob_.size(), blob_got_, deadline, spin_until);
     if (got != Fill::complete) return outcome_of(got);
 
     Header header = header_of(frame_);

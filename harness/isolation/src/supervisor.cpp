@@ -110,7 +110,9 @@ private:
         StudentWorker(Conversation& conversation, Child& child, ChannelWriter& commands, ChannelReader& answers)
             : conversation_(conversation), child_(child), commands_(commands), answers_(answers)
         {
+            answers_.spin_while_waiting(batch_spin);  // a batch's "done" is read at once
         }
+        ~StudentWorker() override { answers_.spin_while_waiting({}); }
         void map(int descriptor, const nlohmann::json& layout, const nlohmann::json& args) override
         {
             const Own own(*this);

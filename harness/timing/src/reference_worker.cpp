@@ -61,7 +61,9 @@ Message ReferenceWorker::command(MessageType type, const nlohmann::json& meta, M
         fail("closed its channel");
     }
     Message message;
-    switch (ChannelReader(child_->channel_fd()).receive(message, Clock::now() + command_limit_)) {
+    ChannelReader reader(child_->channel_fd());
+    reader.spin_while_waiting(batch_spin);
+    switch (reader.receive(message, Clock::now() + command_limit_)) {
         case ChannelReader::Result::message:
             break;
         case ChannelReader::Result::timed_out:

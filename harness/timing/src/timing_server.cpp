@@ -52,6 +52,7 @@ Message TimingServer::command(MessageType type, const nlohmann::json& meta, Mess
     }
     Message message;
     ChannelReader reader(child_->channel_fd());
+    reader.spin_while_waiting(batch_spin);
     switch (reader.receive(message, Clock::now() + command_limit_)) {
         case ChannelReader::Result::message:
             break;

@@ -18,7 +18,7 @@
 namespace harness::timing {
 
 struct TimingPlan {
-    int reps_per_batch = 4;  // launcher calls per batch, each on inputs and outputs of its own
+    int reps_per_batch = 8;  // launcher calls per batch, each on inputs and outputs of its own
     int warmup_batches = 1;  // per side, before the counted ones (first touches, module loads)
     StoppingRule rule;
 };
