@@ -1,11 +1,11 @@
 // ATTACK: call counting. The launcher does the real work only on the first two calls for a given
-//      n, which is how the checked run and its repeat used to come, and returns at once on every
-//      later call (the warm-ups and timed repetitions), leaving the output as it is. Against a
-//      grader that checks only the first calls and times the rest, that is a correct result with
-//      an impossibly fast time.
-// EXPECTED VERDICT: the grader checks timed repetitions it picks after they have run, each on a
-//      fresh variant of the input: the timed case n=67108864/int is wrong and the exercise gets no
-//      speed points. A case that is the first with its n is genuine (n=1/int passes); a case that
+//      n, which is how the checked run and its repeat come, and returns at once on every later call
+//      (the timed batches' repetitions), leaving the output as it is. Against a grader that checks
+//      only the first calls and times the rest, that is a correct result with an impossibly fast
+//      time.
+// EXPECTED VERDICT: the grader's timing server writes every timed repetition's input from a fresh
+//      seed and checksums every repetition's output itself: the timed case n=67108864/int is wrong
+//      and the exercise gets no speed points. A case that is the first with its n is genuine (n=1/int passes); a case that
 //      shares its n with two earlier calls (n=1025/frac, ...) gets no output at all and fails.
 
 #include <cuda_runtime.h>

@@ -1,10 +1,11 @@
 // ATTACK: the file defines the harness's own channel writer, harness::ChannelWriter::send, with the
 //      exact signature of harness/include/harness/channel.hpp (re-declared here: the submission
 //      cannot include the harness). Linked before the harness, this definition used to replace the
-//      real one, so every message the runner sent passed through it: it rewrites each "event_ms"
-//      (the CUDA-event time of a timed launch) to 0.001 ms and adds an absurd "peak_gb_s", then
-//      writes the frame itself. The launcher is a correct but deliberately slow scan, so speed
-//      points could only come from the forged times.
+//      real one, so every message the runner sent passed through it: it adds forged timing figures
+//      to each batch_ran (type 9, the end of a timed batch: "window_ms" 0.001 and the output
+//      checksums it would like, none) and an absurd "peak_gb_s" to the hello, then writes the
+//      frame itself. The launcher is a correct but deliberately slow scan, so speed points could
+//      only come from the forged times.
 // EXPECTED VERDICT: invalid_submission before anything runs; the message names the symbol
 //      (harness::ChannelWriter::send, mangled or not: it contains "ChannelWriter"); 0 points.
 
@@ -32,7 +33,10 @@ private:
 void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob, std::size_t blob_bytes)
 {
     nlohmann::json forged = meta;
-    if (forged.is_object() && forged.contains("event_ms")) forged["event_ms"] = 0.001;
+    if (forged.is_object() && static_cast<std::uint32_t>(type) == 9) {  // batch_ran
+        forged["window_ms"] = 0.001;
+        forged["checksums"] = nlohmann::json::array();
+    }
     if (forged.is_object() && forged.contains("launcher_found")) forged["peak_gb_s"] = 1e12;
     const std::string text = forged.dump();
     struct {

@@ -1,7 +1,8 @@
-// ATTACK: the file defines the CUDA runtime's cudaEventElapsedTime, which the runner calls to time
-//      each launch, so that every launch "takes" 0.001 ms. Linked before the static CUDA runtime,
-//      the submission's definition would be the one the runner calls. The launcher is a correct but
-//      deliberately slow scan: any speed points could only come from the forged times.
+// ATTACK: the file defines the CUDA runtime's cudaEventElapsedTime, which the runner's object calls
+//      (its timing server and calibration time GPU work with it), so that any event interval
+//      "takes" 0.001 ms. Linked before the static CUDA runtime, the submission's definition would be
+//      the one the runner calls. The launcher is a correct but deliberately slow scan: any speed
+//      points could only come from the forged times.
 // EXPECTED VERDICT: invalid_submission before anything runs (a definition of a CUDA runtime entry
 //      point); the message names cudaEventElapsedTime; 0 points.
 

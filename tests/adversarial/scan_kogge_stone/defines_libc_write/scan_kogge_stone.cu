@@ -1,8 +1,9 @@
 // ATTACK: the file defines libc's `write`, which the runner's channel writer calls. Linked before
-//      libc, this definition sees every frame the runner sends on fd 4: it rewrites the meta of any
-//      frame that carries "event_ms" (a timed launch) to {"event_ms":0.001}, fixes the frame's
-//      length, and passes everything on through the raw system call. The launcher is a correct but
-//      deliberately slow scan: any speed points could only come from the forged times.
+//      libc, this definition sees every frame the runner sends on fd 4: it rewrites the meta of
+//      every batch_ran (type 9, the end of a timed batch) to forged timing figures,
+//      {"window_ms":0.001,"checksums":[]}, fixes the frame's length, and passes everything on
+//      through the raw system call. The launcher is a correct but deliberately slow scan: any speed
+//      points could only come from the forged times.
 // EXPECTED VERDICT: invalid_submission before anything runs (a definition of a function the
 //      runner calls); the message names `write`; 0 points.
 
@@ -24,10 +25,8 @@ extern "C" ssize_t write(int fd, const void* buffer, size_t bytes)
     Header header{};
     if (fd == 4 && bytes >= sizeof header) {
         std::memcpy(&header, buffer, sizeof header);
-        const char* meta = static_cast<const char*>(buffer) + sizeof header;
-        if (header.magic == 0x47524452 && bytes == sizeof header + header.meta_bytes &&
-            std::string(meta, header.meta_bytes).find("\"event_ms\"") != std::string::npos) {
-            const std::string forged = R"({"event_ms":0.001})";
+        if (header.magic == 0x47524452 && bytes == sizeof header + header.meta_bytes && header.type == 9) {
+            const std::string forged = R"({"window_ms":0.001,"checksums":[]})";
             header.meta_bytes = forged.size();
             std::string frame(reinterpret_cast<const char*>(&header), sizeof header);
             frame += forged;

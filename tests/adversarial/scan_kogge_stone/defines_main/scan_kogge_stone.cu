@@ -1,8 +1,9 @@
 // ATTACK: the file defines `int main()`. Linked before the harness, a submission's main used to
 //      win over the runner's: no kernel ran, and this main answered the grader itself over the
 //      channel on fd 4 (framing of harness/channel.hpp): a hello with a huge peak bandwidth, then
-//      for every command read from fd 3 a made-up answer: an output of zeros, "prepared", a
-//      "launched" taking 0.001 ms, a checksum of 0, "done".
+//      for every command read from fd 3 a made-up answer: an output of zeros, "timing_mapped"
+//      without mapping anything, a "batch_ran" at once (with a forged time the grader never
+//      reads) without running anything, "timing_unmapped", "done".
 // EXPECTED VERDICT: invalid_submission before anything runs; the message names `main`; 0 points.
 //      (The launcher below is a stub: even if this main were ignored, nothing here earns a point.)
 
@@ -87,11 +88,10 @@ int main()
                        std::vector<char>(4096, 0));
             break;
         }
-        case 21: send_frame(8, "{}"); break;                          // prepare
-        case 22: send_frame(9, R"({"event_ms":0.001})"); break;       // launch
-        case 23: send_frame(10, R"({"checksum":0})"); break;          // checksum
-        case 25: send_frame(11, R"({"copy_gb_s":1e12})"); break;      // calibrate
-        default: send_frame(7, "{}"); return 0;                       // quit
+        case 21: send_frame(8, "{}"); break;                          // map_timing -> timing_mapped
+        case 22: send_frame(9, R"({"window_ms":0.001})"); break;      // run_batch -> batch_ran
+        case 26: send_frame(12, "{}"); break;                         // unmap_timing -> timing_unmapped
+        default: send_frame(7, "{}"); return 0;                       // quit -> done
         }
     }
 }

@@ -1,9 +1,11 @@
 // ATTACK: a static initializer, which runs inside the runner before its main, writes forged
 //      messages straight to the grader's channel (fd 4, framing of harness/channel.hpp): a hello
-//      claiming a huge peak bandwidth, an output for case 0, and "launched" answers of 0.001 ms with
-//      their "prepared" and "checksummed" around them, hoping the grader takes them for the runner's
-//      answers. Then the real runner starts and answers the grader's commands normally, with a
-//      correct but deliberately slow scan (so no speed points can be earned honestly either).
+//      claiming a huge peak bandwidth, an output for case 0, and a whole timing's answers ahead of
+//      its commands: "timing_mapped", then "batch_ran" after "batch_ran", each followed by a
+//      "checksummed" with a 0.001 ms window (the timing server's answer, type 10, which a runner
+//      never sends), hoping the grader takes them for answers. Then the real runner starts and
+//      answers the grader's commands normally, with a correct but deliberately slow scan (so no
+//      speed points can be earned honestly either).
 // EXPECTED VERDICT: the grader reads messages it did not ask for: at least one case is a
 //      protocol_error (every runner process starts with the same forgery), and the exercise scores
 //      0 points.
@@ -44,10 +46,10 @@ struct ForgeAtStartup {
                        R"({"name":"scratch_guards","bytes":0}],"input_checksum":0,"input_first_changed":-1,)"
                        R"("input_changed_elements":0,"repeat_checksum":0})",
                     std::vector<char>(4, 0));
-        for (int rep = 0; rep < 30; ++rep) {
-            forge_frame(8, "{}");
-            forge_frame(9, R"({"event_ms":0.001})");
-            forge_frame(10, R"({"checksum":0})");
+        forge_frame(8, "{}");  // timing_mapped
+        for (int batch = 0; batch < 30; ++batch) {
+            forge_frame(9, "{}");  // batch_ran
+            forge_frame(10, R"({"checksums":[],"window_ms":0.001,"gpu_ms":{"generate":0,"checksum":0}})");
         }
     }
 } forge_at_startup;

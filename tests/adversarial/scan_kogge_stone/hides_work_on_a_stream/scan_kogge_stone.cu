@@ -1,13 +1,14 @@
 // ATTACK: the launcher creates its own non-blocking stream, launches the scan on it and returns
-//      without waiting. The CUDA events the runner records on the legacy default stream around the
-//      launcher then measure almost nothing: the event time says the scan is nearly free. The scan
-//      itself is correct but deliberately slow (about 3% of the reference's speed on an H100), so
-//      a fast result could only come from trusting the events.
-// EXPECTED VERDICT: graded, and no speed points: the grader bounds each timed repetition by what
-//      its own clock saw of the launch (the runner synchronizes the whole device before it
-//      answers), so the timed case runs far below the reference's speed, under the rubric's floor
-//      of 0.25x. The grader may also note that the work ran outside the legacy default stream, or
-//      count the cases as failed for breaking the contract; neither is required here.
+//      without waiting. Anything that timed the launcher with CUDA events on the legacy default
+//      stream would measure almost nothing: the scan would look nearly free. The scan itself is
+//      correct but deliberately slow (about 3% of the reference's speed on an H100), so a fast
+//      result could only come from timing the legacy stream alone.
+// EXPECTED VERDICT: graded, and no speed points: a batch's time is the timing server's window, from
+//      before it writes the inputs to after it has checksummed the outputs, and the runner
+//      synchronizes the whole device after each launcher call before it answers; the work on any
+//      stream lies inside the window, so the timed case runs far below the reference's speed, under
+//      the rubric's floor of 0.25x. The grader may also note that the work ran outside the legacy
+//      default stream, or count the cases as failed for breaking the contract; neither is required.
 
 #include <cuda_runtime.h>
 

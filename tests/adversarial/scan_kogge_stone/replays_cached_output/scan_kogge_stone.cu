@@ -4,9 +4,9 @@
 //      reference's time on an H100 and the timing and the bandwidth look plausible. Against a
 //      grader that re-runs the checked input for its timed repetitions, that is full marks with no
 //      fast kernel at all.
-// EXPECTED VERDICT: every timed repetition runs on a fresh variant of the input chosen by the
-//      grader, and repetitions picked afterwards are checked: the timed case n=67108864/int is
-//      wrong and the exercise gets no speed points. A case that is the first with its n is genuine
+// EXPECTED VERDICT: every timed repetition runs on inputs the grader's timing server writes from a
+//      fresh seed, in its own buffers, and it checksums every repetition's output: the timed case
+//      n=67108864/int is wrong and the exercise gets no speed points. A case that is the first with its n is genuine
 //      (n=1/int passes: the checked run computes, its repeat replays the same input). Cases that
 //      share an n with an earlier case (n=1025/frac after n=1025/int, ...) get the earlier case's
 //      output and may fail too.
