@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <sstream>
@@ -119,7 +120,21 @@ int exercise_places(const nlohmann::json& calibration)
     return std::clamp(static_cast<int>(bytes / (6.0 * (1 << 30))), 1, 24);
 }
 
-ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::TimingServer* timing_server,
+// One exercise's speed-case timing: the reference's runner (in the sandbox like the submission's)
+// and the timer that holds its times alone.
+struct ExerciseTiming {
+    harness::timing::ReferenceWorker reference;
+    harness::timing::SpeedCaseTimer timer;
+    ExerciseTiming(const GradeOptions& options, const harness::Exercise& exercise,
+                   harness::timing::TimingServer& server)
+        : reference([&options, &exercise] { return runner_spawn(options, exercise, options.reference_runner, "reference"); },
+                    exercise.name, options.limits.startup_limit, options.limits.case_limit + options.limits.timing_extra),
+          timer(server, &reference, options.gpu_lock, options.gpu_intruders, options.timing)
+    {
+    }
+};
+
+ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::SpeedCaseTimer* timer,
                               const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
                               const nlohmann::json& calibration, std::ostream& progress)
 {
@@ -167,27 +182,18 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Timi
         place = options.gpu_lock->exercise_place(places);
     const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
-    // The reference's runner, in the sandbox like the submission's, times each speed case alone
-    // before the submission's runner starts (the anchor, and the batches' fixed cost), then in
-    // turns with it (harness/timing/speed_case.hpp).
-    std::optional<harness::timing::ReferenceWorker> reference;
-    std::optional<harness::timing::SpeedCaseTimer> timer;
-    const bool any_timed = std::any_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; });
-    if (timing_server != nullptr && any_timed) {
-        reference.emplace([&options, &exercise] { return runner_spawn(options, exercise, options.reference_runner, "reference"); },
-                          exercise.name, options.limits.startup_limit,
-                          options.limits.case_limit + options.limits.timing_extra);
-        timer.emplace(*timing_server, &*reference, options.gpu_lock, options.gpu_intruders, options.timing);
-        for (const auto& c : cases)
-            if (c.timed) timer->time_alone(exercise, c);
-    }
+    // Speed cases are timed in turns with the reference (harness/timing/speed_case.hpp); the
+    // reference alone was timed before any runner of the submission started (grade()).
     auto request = make_request(exercise, cases, build->executable, options);
+    bool timing_failed = false;  // the grader's timing server failed (out of GPU memory beside others, say)
     if (timer)
         request.time_case = [&](const harness::RunCase& run_case, harness::TimedWorker& worker,
                                 std::chrono::steady_clock::duration& waited) -> std::any {
             const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
                                                    [&](const harness::Case& k) { return k.index == run_case.index; });
-            return timer->time_in_turns(exercise, c, worker, waited);
+            harness::timing::CaseTiming timing = timer->time_in_turns(exercise, c, worker, waited);
+            timing_failed = timing_failed || !timing.failure.empty();
+            return timing;
         };
     // Each settled case is judged on a thread of its own while the GPU runs the next one: the
     // grader's checking overlaps the runner and counts against none of its time limits. Cases are
@@ -239,9 +245,10 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Timi
     // hello or could not use the GPU, a case that found the GPU's memory used up, a reference runner
     // that failed, as when another exercise's runner took the GPU's memory or the process limit) is
     // tried once more with the GPU and the machine to itself. A submission that runs out of memory
-    // or exits at its start by itself does so again.
+    // or exits at its start by itself does so again. (A reference runner that failed leaves the
+    // submission timed against the reference's time alone.)
     result.grade_again_alone = (run.machine_failure || run.gpu_memory_ran_out || run.ended_before_hello ||
-                                (reference && !reference->failure().empty())) &&
+                                timing_failed) &&
                                options.parallel_exercises > 1;
     if (timer)
         for (auto& r : result.cases)
@@ -383,6 +390,24 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     }
     if (options.gpu_clocks) report.calibration["clocks_start"] = options.gpu_clocks();
 
+    // Every speed case's reference alone (its time, and the batches' fixed cost) before any runner of
+    // the submission exists, while the files compile: no process of the submission can slow it down
+    // (docs/measurement.md). The exercises' reference runners stay for their turns.
+    std::vector<std::unique_ptr<ExerciseTiming>> timings(files.size());
+    if (timing_server) {
+        progress << "grade: timing the references alone on the speed cases ...\n" << std::flush;
+        for (const std::size_t k : order) {
+            if (build_of[k] < 0) continue;
+            const harness::Exercise& exercise = *harness::find_exercise(files[k].exercise);
+            const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
+            if (std::none_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; })) continue;
+            timings[k] = std::make_unique<ExerciseTiming>(options, exercise, *timing_server);
+            for (const auto& c : cases)
+                if (c.timed) timings[k]->timer.time_alone(exercise, c);
+        }
+    }
+    auto timer_of = [&](std::size_t k) { return timings[k] ? &timings[k]->timer : nullptr; };
+
     // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
     harness::become_subreaper();
     // Exercises are graded side by side: their correctness phases share the GPU, their speed
@@ -404,8 +429,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         if (build) out << detail::build_line(files[k].exercise, *build, options.colour) << "\n";
         const double began = since_start();
         try {
-            results[k] = grade_exercise(options, timing_server ? &*timing_server : nullptr, *exercise, files[k], build,
-                                        report.calibration, out);
+            results[k] = grade_exercise(options, timer_of(k), *exercise, files[k], build, report.calibration, out);
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
@@ -459,8 +483,8 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
             try {
                 const double began = since_start();
-                results[k] = grade_exercise(alone, timing_server ? &*timing_server : nullptr, *exercise, files[k],
-                                            build_for(k), report.calibration, progress);
+                results[k] = grade_exercise(alone, timer_of(k), *exercise, files[k], build_for(k), report.calibration,
+                                            progress);
                 results[k].started_seconds = began;
             } catch (const std::exception& e) {
                 progress << "  the grader could not grade it again: " << e.what() << "\n";

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A process of no grading keeps the GPU busy while the references of one exercise are graded: the
-# grader must see it through NVML around the timed batch, time the case once more, and mark the
+# grader must see it through NVML around the timing in turns, time the case once more, and mark the
 # timing with the process. Exits 77 (skipped) without a GPU or without NVML.
 #   check_gpu_intruder.sh GRADE GPU_HOG REFERENCE_DIR WORK_DIR
 set -u
@@ -23,5 +23,5 @@ fi
 [ $status -le 1 ] || { echo "FAIL: grade exited $status"; exit 1; }
 grep -q '"other_processes": "[^"]*gpu_hog' "$work/results.json" ||
     { echo "FAIL: the timed case does not name gpu_hog in other_processes"; exit 1; }
-grep -q '"batches": 2' "$work/results.json" || { echo "FAIL: the timed case was not timed twice"; exit 1; }
+grep -q '"turns": 2' "$work/results.json" || { echo "FAIL: the timed case was not timed twice"; exit 1; }
 echo "PASS: the busy GPU was seen, the case timed twice and marked"

@@ -65,8 +65,8 @@ for field in '"score"' '"tests"' '"leaderboard"' '"name": "scan_kogge_stone: cor
   grep -q "$field" "$results" || fail "results.json lacks $field"
 done
 grep -q '"status": "failed"' "$results" || fail "the compile error did not fail a test"
-# The last option, --reps 5, counted: 5 timed repetitions of each speed case, not the default 25.
-grep -q '"reps": 5,' "$root/results/pmpp-results.json" || fail "the last line of config/grade_args was lost"
+# The last option, --reps 5, counted: 5 rounds of timed batches for each speed case, not up to the default 60.
+grep -q '"rounds": 5,' "$root/results/pmpp-results.json" || fail "the last line of config/grade_args was lost"
 
 step "run_autograder when grade cannot grade: a failure, no results"
 rm -rf "$root/results"

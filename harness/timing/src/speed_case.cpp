@@ -40,7 +40,13 @@ Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case&
     }
     const Exclusive exclusive(gpu_lock_, server_, true);
     try {
-        timing.alone = harness::timing::time_alone(server_, *reference_, timing.spec, plan_);
+        // Timed once more where a process of no grading used the GPU around it.
+        for (int run = 0; run < 2; ++run) {
+            const std::string before = intruders_ ? intruders_() : std::string();
+            timing.alone = harness::timing::time_alone(server_, *reference_, timing.spec, plan_);
+            const std::string after = intruders_ ? intruders_() : std::string();
+            if (before.empty() && after.empty()) break;
+        }
         timing.fixed_cost_ms = fixed_cost_ms(timing.alone.windows);
     } catch (const ReferenceFailure& failure) {
         timing.alone_failure = failure.what();
