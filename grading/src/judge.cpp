@@ -98,8 +98,8 @@ const harness::timing::PairedTiming& counted_turns(const harness::timing::CaseTi
     const int reps = timing.spec.shape.reps;
     const harness::timing::PairedTiming* best = &timing.turns.front();
     for (const auto& turns : timing.turns)
-        if (median(call_times(turns.student, timing.fixed_cost_ms, reps)) <
-            median(call_times(best->student, timing.fixed_cost_ms, reps)))
+        if (median(call_times(turns.student, harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, turns), reps)) <
+            median(call_times(best->student, harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, *best), reps)))
             best = &turns;
     return *best;
 }
@@ -113,7 +113,6 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     t.stopping_rule = timing.plan.rule.describe();
     t.reps_per_batch = timing.spec.shape.reps;
     t.warmup_batches = timing.plan.warmup_batches;
-    t.fixed_cost_ms = timing.fixed_cost_ms;
     t.alone_seconds = timing.alone.seconds;
     const int reps = timing.spec.shape.reps;
     const double bytes = static_cast<double>(harness::minimum_bytes(exercise, c));
@@ -124,8 +123,10 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
         return t;
     }
     const harness::timing::PairedTiming& turns = counted_turns(timing);
+    const double fixed = harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, turns);
+    t.fixed_cost_ms = fixed;
     std::vector<std::string> notes;
-    t.student_samples_ms = call_times(turns.student, timing.fixed_cost_ms, reps);
+    t.student_samples_ms = call_times(turns.student, fixed, reps);
     t.student = harness::timing::summarize(t.student_samples_ms);
     t.student_ms = t.student.median;
     std::vector<double> windows;
@@ -149,7 +150,7 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     t.speedup_vs_cpu = t.student_ms > 0 ? t.cpu_ms / t.student_ms : 0;
 
     const bool paired = !turns.reference.empty() && turns.reference_failure.empty();
-    t.reference_samples_ms = paired ? call_times(turns.reference, timing.fixed_cost_ms, reps) : alone_calls;
+    t.reference_samples_ms = paired ? call_times(turns.reference, fixed, reps) : alone_calls;
     t.reference = harness::timing::summarize(t.reference_samples_ms);
     t.reference_ms = t.reference.median;
     if (t.reference_ms <= 0) {

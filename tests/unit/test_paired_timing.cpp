@@ -72,7 +72,7 @@ struct LocalWorker : harness::TimedWorker {
     void run_batch(bool launch) override
     {
         ++batches;
-        if (kind == Kind::failing && batches > 2) throw ReferenceFailure("scripted failure");
+        if (kind == Kind::failing && batches > 4) throw ReferenceFailure("scripted failure");  // two turns
         if (!launch || kind == Kind::idle) return;
         if (kind == Kind::early) {  // says it is done, and writes the outputs 200 ms later
             late.emplace_back([this] {
@@ -164,6 +164,11 @@ TEST_CASE("in turns: one seed a round for both sides, until the rule is met; a f
             CHECK(turns.student[k].seed == turns.reference[k].seed);
             CHECK(turns.student[k].checksums == turns.reference[k].checksums);
         }
+        // An empty batch of the reference's after each of its turns: the fixed cost beside the submission.
+        CHECK(turns.reference_empty.size() == turns.reference.size());
+        for (const auto& w : turns.reference_empty) CHECK_FALSE(w.launched);
+        CHECK(lower_fixed_cost_ms(1e9, turns) == doctest::Approx(fixed_cost_ms(turns.reference_empty)));
+        CHECK(lower_fixed_cost_ms(0.001, turns) == doctest::Approx(0.001));
         CHECK(median(call_times(turns.student, 0, 2)) > median(call_times(turns.reference, 0, 2)));
     }
     SUBCASE("a reference that fails ends its turns only")

@@ -1,5 +1,6 @@
 #include "harness/timing/paired_timing.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "harness/timing/reference_worker.hpp"
@@ -54,6 +55,7 @@ PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWork
         if (reference == nullptr) return;
         try {
             paired.reference.push_back(batches.run("reference", seed, true, warmup));
+            paired.reference_empty.push_back(batches.run("reference", draw_seed(), false, warmup));
         } catch (const ReferenceFailure& failure) {
             paired.reference_failure = failure.what();
             reference = nullptr;
@@ -84,8 +86,9 @@ PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWork
             paired.student.push_back(batches.run("student", seed, true, false));
         }
         ++paired.rounds;
-        const std::vector<double> student_calls = call_times(paired.student, fixed_cost_ms, reps);
-        const std::vector<double> reference_calls = call_times(paired.reference, fixed_cost_ms, reps);
+        const double fixed = lower_fixed_cost_ms(fixed_cost_ms, paired);
+        const std::vector<double> student_calls = call_times(paired.student, fixed, reps);
+        const std::vector<double> reference_calls = call_times(paired.reference, fixed, reps);
         std::vector<const std::vector<double>*> sides{&student_calls};
         if (reference != nullptr) sides.push_back(&reference_calls);
         if (plan.rule.met(sides)) break;
@@ -96,6 +99,14 @@ PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWork
     }
     paired.seconds = seconds_since(started);
     return paired;
+}
+
+double lower_fixed_cost_ms(double alone_fixed_cost_ms, const PairedTiming& turns)
+{
+    const double beside = fixed_cost_ms(turns.reference_empty);
+    if (beside <= 0) return alone_fixed_cost_ms;
+    if (alone_fixed_cost_ms <= 0) return beside;
+    return std::min(alone_fixed_cost_ms, beside);
 }
 
 }  // namespace harness::timing

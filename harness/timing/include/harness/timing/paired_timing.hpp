@@ -34,15 +34,24 @@ AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const Batch
 
 struct PairedTiming {
     std::vector<Window> student, reference;  // in order; a round's two batches share a seed
+    // The reference's empty batches between rounds: the fixed cost again, beside the submission
+    // (which can only make it larger: the lower of this and the alone one counts).
+    std::vector<Window> reference_empty;
     int rounds = 0;
     bool capped = false;
     std::string reference_failure;  // why the reference's turns stopped, when they did
     double seconds = 0;
 };
 
-// `fixed_cost_ms` is the alone timing's. The student's errors propagate; the reference's end its
-// turns only; the server's throw TimingServerFailure.
+// `fixed_cost_ms` is the alone timing's; the stopping rule uses the lower of it and the empty
+// batches' of these turns. The student's errors propagate; the reference's end its turns only;
+// the server's throw TimingServerFailure.
 PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWorker* reference, const BatchSpec& spec,
                            const TimingPlan& plan, double fixed_cost_ms);
+
+// The fixed cost that counts: the lower of the alone one and the turns' own. Load on the machine
+// (or a submission's work) can only make a batch longer, so the lower is the truer; an alone
+// timing taken while the files compiled, say, is not charged to the turns.
+double lower_fixed_cost_ms(double alone_fixed_cost_ms, const PairedTiming& turns);
 
 }  // namespace harness::timing
