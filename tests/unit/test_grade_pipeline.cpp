@@ -311,8 +311,10 @@ TEST_CASE("speed that cannot be honest earns nothing: results replayed from an e
     const GradeRun fast = grade_fake("too_fast", {{"scan_kogge_stone", "// FAKE_RUNNER: too_fast"}},
                                      {"--exercise", "scan_kogge_stone", "--case", "n=67108864/int"});
     const json& f = exercise(fast, "scan_kogge_stone").at("cases").at(0);
-    CHECK(f.at("timing").at("note").get<std::string>().find("beyond the GPU's measured copy bandwidth") !=
-          std::string::npos);
+    // A time beyond the copy bandwidth, or none above the batches' fixed cost at all.
+    const std::string note = f.at("timing").at("note").get<std::string>();
+    CHECK((note.find("beyond the GPU's measured copy bandwidth") != std::string::npos ||
+           note.find("no longer than the grader's own work") != std::string::npos));
     CHECK(exercise(fast, "scan_kogge_stone").at("speed_points") == 0.0);
 }
 
