@@ -1,5 +1,7 @@
 #include "harness/timing/reference_worker.hpp"
 
+#include "exchange.hpp"
+
 namespace harness::timing {
 
 using Clock = std::chrono::steady_clock;
@@ -15,14 +17,7 @@ ReferenceWorker::ReferenceWorker(std::function<SpawnOptions()> spawn, std::strin
 
 ReferenceWorker::~ReferenceWorker()
 {
-    if (!child_) return;
-    try {
-        ChannelWriter(child_->command_fd()).send(MessageType::quit, nlohmann::json::object());
-        Message done;
-        ChannelReader(child_->channel_fd()).receive(done, Clock::now() + std::chrono::seconds(5));
-    } catch (const std::exception&) {
-    }
-    child_->kill_and_reap();
+    if (child_) detail::quit(*child_);
 }
 
 void ReferenceWorker::fail(const std::string& why)
@@ -54,27 +49,10 @@ Message ReferenceWorker::command(MessageType type, const nlohmann::json& meta, M
 {
     if (!failure_.empty()) throw ReferenceFailure(failure_);
     if (!child_) start();
-    try {
-        ChannelWriter(child_->command_fd()).send(type, meta);
-        if (descriptor >= 0) send_descriptor(child_->handles_fd(), descriptor);
-    } catch (const std::exception&) {
-        fail("closed its channel");
-    }
-    Message message;
-    ChannelReader reader(child_->channel_fd());
-    reader.spin_while_waiting(batch_spin);
-    switch (reader.receive(message, Clock::now() + command_limit_)) {
-        case ChannelReader::Result::message:
-            break;
-        case ChannelReader::Result::timed_out:
-            fail("did not answer in time");
-        default:
-            fail("ended (" + child_->kill_and_reap().describe() + ")");
-    }
-    if (message.type == MessageType::cuda_error || message.type == MessageType::exception)
-        fail("failed: " + message.meta.value("message", std::string("an error")));
-    if (message.type != answer) fail("answered something else");
-    return message;
+    std::string why;
+    std::optional<Message> message = detail::exchange(*child_, type, meta, answer, command_limit_, descriptor, why);
+    if (!message) fail(why);
+    return std::move(*message);
 }
 
 void ReferenceWorker::map(int descriptor, const nlohmann::json& layout, const nlohmann::json& args)

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "exchange.hpp"
 #include "harness/cases.hpp"
 
 namespace harness::timing {
@@ -19,14 +20,7 @@ TimingServer::TimingServer(SpawnOptions spawn, std::chrono::milliseconds command
 
 TimingServer::~TimingServer()
 {
-    if (!child_) return;
-    try {
-        ChannelWriter(child_->command_fd()).send(MessageType::quit, nlohmann::json::object());
-        Message done;
-        ChannelReader(child_->channel_fd()).receive(done, Clock::now() + std::chrono::seconds(5));
-    } catch (const std::exception&) {
-    }
-    child_->kill_and_reap();
+    if (child_) detail::quit(*child_);
 }
 
 void TimingServer::fail(const std::string& why)
@@ -45,26 +39,10 @@ Message TimingServer::command(MessageType type, const nlohmann::json& meta, Mess
             fail(std::string("could not start: ") + e.what());
         }
     }
-    try {
-        ChannelWriter(child_->command_fd()).send(type, meta);
-    } catch (const std::exception&) {
-        fail("closed its channel");
-    }
-    Message message;
-    ChannelReader reader(child_->channel_fd());
-    reader.spin_while_waiting(batch_spin);
-    switch (reader.receive(message, Clock::now() + command_limit_)) {
-        case ChannelReader::Result::message:
-            break;
-        case ChannelReader::Result::timed_out:
-            fail("did not answer in time");
-        default:
-            fail("ended (" + child_->kill_and_reap().describe() + ")");
-    }
-    if (message.type == MessageType::cuda_error || message.type == MessageType::exception)
-        fail("failed: " + message.meta.value("message", std::string("an error")));
-    if (message.type != answer || !message.meta.is_object()) fail("answered something else");
-    return message;
+    std::string why;
+    std::optional<Message> message = detail::exchange(*child_, type, meta, answer, command_limit_, -1, why);
+    if (!message) fail(why);
+    return std::move(*message);
 }
 
 nlohmann::json TimingServer::calibrate()
