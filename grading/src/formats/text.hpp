@@ -6,12 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "harness/text.hpp"
+
 namespace grading::formats {
 
-// `text` as valid UTF-8 holding only characters XML 1.0 allows (so JSON and Markdown take it too):
-// each byte of a broken sequence and each forbidden character becomes U+FFFD, and terminal colour
-// sequences (ESC [ ... m) are dropped.
-std::string valid_text(std::string_view text);
+using harness::valid_text;
+
+// harness::valid_text (harness/text.hpp) makes text valid; the formats escape it on top.
 
 // XML character data, or an attribute value (there line breaks and tabs are escaped too, since a
 // parser would turn them into spaces).
