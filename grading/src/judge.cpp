@@ -3,6 +3,7 @@
 #include "judge.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -104,6 +105,20 @@ const harness::timing::PairedTiming& counted_turns(const harness::timing::CaseTi
     return *best;
 }
 
+// The columns of a batch's row in TimingResult::batches.
+const nlohmann::json batch_columns = {"counted", "launched", "window_ms", "grader_ms", "generate_gpu_ms",
+                                      "checksum_gpu_ms"};
+
+nlohmann::json batch_rows(const std::vector<harness::timing::Window>& windows)
+{
+    auto round4 = [](double v) { return std::round(v * 1e4) / 1e4; };
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& w : windows)
+        rows.push_back({w.warmup ? 0 : 1, w.launched ? 1 : 0, round4(w.window_ms), round4(w.grader_ms),
+                        round4(w.generate_gpu_ms), round4(w.checksum_gpu_ms)});
+    return rows;
+}
+
 // The time of a speed case from its batches (harness/timing/timing_model.hpp).
 TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
                        const harness::timing::CaseTiming& timing)
@@ -125,6 +140,11 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     const harness::timing::PairedTiming& turns = counted_turns(timing);
     const double fixed = harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, turns);
     t.fixed_cost_ms = fixed;
+    t.batches = {{"columns", batch_columns},
+                 {"alone", batch_rows(timing.alone.windows)},
+                 {"student", batch_rows(turns.student)},
+                 {"reference", batch_rows(turns.reference)},
+                 {"reference_empty", batch_rows(turns.reference_empty)}};
     std::vector<std::string> notes;
     t.student_samples_ms = call_times(turns.student, fixed, reps);
     t.student = harness::timing::summarize(t.student_samples_ms);

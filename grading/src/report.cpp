@@ -50,6 +50,7 @@ nlohmann::json timing_json(const TimingResult& t)
             {"alone_seconds", t.alone_seconds},
             {"student_samples_ms", t.student_samples_ms},
             {"reference_samples_ms", t.reference_samples_ms},
+            {"batches", t.batches},
             {"note", t.note}};
 }
 

@@ -47,6 +47,10 @@ struct TimingResult {
     double batch_seconds = 0;          // wall time of the turns (the GPU to themselves)
     double alone_seconds = 0;          // wall time of the reference's batches alone
     std::vector<double> student_samples_ms, reference_samples_ms;  // one call's time per batch, in order
+    // Every batch of this case as the grader saw it (the audit record): for each of the reference
+    // alone, the student's and the reference's turns and the reference's empty batches between them,
+    // rows of batch_columns (judge.cpp), in order, warm-ups included.
+    nlohmann::json batches = nlohmann::json::object();
     std::string note;  // why a number is missing or was not taken as measured
 };
 
