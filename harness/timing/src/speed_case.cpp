@@ -1,6 +1,9 @@
 #include "harness/timing/speed_case.hpp"
 
 #include <mutex>
+#include <optional>
+
+#include "harness/cpu_placement.hpp"
 
 #include "harness/timing/timing_model.hpp"
 
@@ -9,11 +12,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The GPU to itself, every grading's checking paused, the timing server to itself.
+// The GPU to itself, every grading's checking paused, the timing server to itself, and this thread
+// on the cores kept for timing.
 struct Exclusive {
     GpuLock::Hold gpu, quiet;
     std::unique_lock<std::mutex> server;
     Clock::duration waited{};
+    std::optional<OnTimingCores> cores;
     // `hold_gpu`: take the GPU lock too (the turns' caller holds it already).
     Exclusive(const GpuLock* lock, TimingServer& timing_server, bool hold_gpu)
     {
@@ -24,6 +29,7 @@ struct Exclusive {
         }
         server = std::unique_lock<std::mutex>(timing_server.session());
         waited = Clock::now() - from;
+        cores.emplace();
     }
 };
 
