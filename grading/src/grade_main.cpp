@@ -8,7 +8,6 @@
 
 #include <unistd.h>
 
-#include "harness/cpu_placement.hpp"
 #include "grading/bench.hpp"
 #include "grading/command_line.hpp"
 #include "grading/console.hpp"
@@ -44,7 +43,7 @@ grading::GradeOptions defaults_for(const std::string& typed, const std::string& 
     grading::GradeOptions options;
     options.grade_command = typed;
     options.toolchain = grading::default_toolchain(executable);
-    options.compile_jobs = static_cast<int>(std::max<std::size_t>(1, harness::cpu_placement().work.size()));
+    options.compile_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // Side by side: two exercises per three cores (each has a runner and a reference runner, busy on
     // the CPU only while they make inputs and check outputs), 4 to 16: the ten of the course at once
     // on a 16-core machine.
@@ -165,7 +164,6 @@ int run_grade(grading::GradeCommand command)
 
 int main(int argc, char** argv)
 {
-    harness::keep_to_work_cores();  // before any thread or child: they inherit it (harness/cpu_placement.hpp)
     const grading::CommandLine command_line =
         grading::parse_command_line({argv, argv + argc}, defaults_for(argv[0], own_executable(argv[0])));
     if (command_line.bench)

@@ -1,9 +1,5 @@
 #include "grading/grader.hpp"
 
-#include <sched.h>
-
-#include <cerrno>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -24,7 +20,6 @@
 
 #include "grader_config.hpp"
 #include "grading/console.hpp"
-#include "harness/cpu_placement.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
 #include "harness/timing/speed_case.hpp"
@@ -383,13 +378,6 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         harness::SpawnOptions spawn;
         spawn.argv = {options.reference_runner};
         spawn.output_file = (fs::absolute(options.work_dir) / "timing-server.log").string();
-        // It waits inside every batch's window: on the cores kept for timing (harness/cpu_placement.hpp).
-        if (const std::vector<int>& cores = harness::cpu_placement().timing; !cores.empty()) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            for (const int cpu : cores) CPU_SET(cpu, &set);
-            spawn.child_setup = [set] { return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : errno; };
-        }
         timing_server.emplace(spawn, options.limits.startup_limit);
         try {
             report.calibration = timing_server->calibrate();

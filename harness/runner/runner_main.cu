@@ -35,7 +35,6 @@
 #include "harness/batch_layout.hpp"
 #include "harness/cases.hpp"
 #include "harness/channel.hpp"
-#include "harness/cpu_placement.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
@@ -237,11 +236,6 @@ struct TimedBatches {
     BatchLayout layout;
     PinnedFloats mask;
     LauncherArgs args;
-    std::vector<int> cores_before;  // where this thread ran before it moved onto the timing cores
-    TimedBatches() = default;
-    TimedBatches(TimedBatches&&) = default;
-    TimedBatches& operator=(TimedBatches&&) = default;
-    ~TimedBatches() { harness::run_on_cores(cores_before); }
 };
 
 // How long the grader may take to pass the allocation's descriptor after map_timing.
@@ -253,11 +247,6 @@ TimedBatches map_timing(const Message& command)
     timed.layout = layout_from_json(command.meta.at("layout"));
     if (!fits(timed.layout)) throw std::invalid_argument("a timing layout out of range");
     const nlohmann::json& args = command.meta.at("args");
-    // The cores the grader keeps for timing (harness/cpu_placement.hpp), until unmap_timing.
-    if (const auto cores = args.value("cores", std::vector<int>{}); !cores.empty()) {
-        timed.cores_before = harness::current_cores();
-        harness::run_on_cores(cores);
-    }
     timed.mask = pinned_copy(args.at("mask").get<std::vector<float>>());
     timed.args.mask = timed.mask.data.get();
     timed.args.n = args.at("n").get<int>();

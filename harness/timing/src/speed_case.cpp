@@ -1,9 +1,6 @@
 #include "harness/timing/speed_case.hpp"
 
 #include <mutex>
-#include <optional>
-
-#include "harness/cpu_placement.hpp"
 
 #include "harness/timing/timing_model.hpp"
 
@@ -12,13 +9,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The GPU to itself, every grading's checking paused, the timing server to itself, and this thread
-// on the cores kept for timing.
+// The GPU to itself, every grading's checking paused, the timing server to itself.
 struct Exclusive {
     GpuLock::Hold gpu, quiet;
     std::unique_lock<std::mutex> server;
     Clock::duration waited{};
-    std::optional<OnTimingCores> cores;
     // `hold_gpu`: take the GPU lock too (the turns' caller holds it already).
     Exclusive(const GpuLock* lock, TimingServer& timing_server, bool hold_gpu)
     {
@@ -29,7 +24,6 @@ struct Exclusive {
         }
         server = std::unique_lock<std::mutex>(timing_server.session());
         waited = Clock::now() - from;
-        cores.emplace();
     }
 };
 

@@ -25,8 +25,7 @@ namespace harness::timing {
 // What a speed case's batches are made of.
 struct BatchSpec {
     BatchShape shape;
-    nlohmann::json args;  // the launcher's arguments but its buffers: n, height, width, mask_width,
-                          // mask; and the cores the runner times on (harness/cpu_placement.hpp)
+    nlohmann::json args;  // the launcher's arguments but its buffers: n, height, width, mask_width, mask
     TimedValues values;   // what the inputs are drawn from
 };
 BatchSpec batch_spec(const Exercise& exercise, const Case& c, int reps);
