@@ -114,6 +114,7 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
 {
     GradeOptions& options = command.options;
     command.formats.gradescope_settings = options.rubric.gradescope;
+    command.work_dir_given = app.count("--work-dir") > 0;
     if (app.count("--no-reference-timing") && app.count("--reference-runner"))
         throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
     std::vector<std::string>& names = options.exercises;
@@ -156,7 +157,8 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("FILE");
     app.add_option("--markdown", formats.markdown, "also write a Markdown summary")->type_name("FILE");
     app.add_flag("--quiet", command.quiet, "print only the final table and errors");
-    app.add_option("--work-dir", o.work_dir, "runners and logs go here (default: grader-work)")->type_name("DIR");
+    app.add_option("--work-dir", o.work_dir, "runners and logs go here, locked for this grading (default: a fresh\n"
+                   "directory of its own below grader-work/, removed afterwards unless --keep-work)")->type_name("DIR");
     app.add_option_function<double>(
            "--time-limit", [&o](const double& s) { o.limits.exercise_budget = to_milliseconds(s); },
            "wall-clock budget per exercise in seconds (default: 120)")

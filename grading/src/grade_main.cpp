@@ -16,6 +16,7 @@
 #include "grading/gpu_monitor.hpp"
 #include "grading/grader.hpp"
 #include "grading/preflight.hpp"
+#include "grading/work_directory.hpp"
 #include "grading/report.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
@@ -135,6 +136,18 @@ int run_grade(grading::GradeCommand command)
                       << (monitor ? monitor->why_unavailable() : std::string("the GPU has no UUID")) << "\n";
         }
     }
+    // This grading's own work directory (grading/work_directory.hpp), after the preflight checked it
+    // may be written.
+    std::optional<grading::WorkDirectory> work_dir;
+    if (problems.empty()) {
+        try {
+            work_dir.emplace(grading::WorkDirectory::claim(command.options.work_dir, command.work_dir_given));
+            command.options.work_dir = work_dir->path();
+            if (command.options.keep_work) work_dir->keep();
+        } catch (const grading::WorkDirectoryError& e) {
+            problems.push_back(e.what());
+        }
+    }
     if (!problems.empty()) {
         for (const auto& problem : problems) std::cerr << "grade: " << problem << "\n";
         std::cerr << "grade: nothing was graded\n";
@@ -153,6 +166,7 @@ int run_grade(grading::GradeCommand command)
         grading::write_requested_formats(report, formats);
         grading::print_summary_table(report, std::cout, colour);
         progress << "results written to " << command.output << "\n";
+        if (command.options.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
         return every_case_passed(report) ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
         std::cerr << "grade: the grading could not finish: " << e.what() << "\n";

@@ -26,6 +26,7 @@ enum ExitCode {
 struct GradeCommand {
     GradeOptions options;
     std::string output = "results.json";
+    bool work_dir_given = false;  // --work-dir on the command line: used as it is (grading/work_directory.hpp)
     FormatRequests formats;  // the other results formats asked for, with the rubric's Gradescope settings
     std::string bwrap;       // empty: bwrap from PATH
     std::string gpu_lock_dir = "/tmp";  // where the GPU's lock file is (harness/gpu_lock.hpp)
