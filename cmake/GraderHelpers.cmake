@@ -1,16 +1,22 @@
 # Helper functions so that each test is one line in its CMakeLists.txt.
 
-# grader_add_unit_test(NAME SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds])
-# A doctest executable with the shared main, registered with CTest.
+# grader_add_unit_test(NAME SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds] [END_TO_END])
+# A doctest executable with the shared main, registered with CTest (label host; END_TO_END: also
+# end_to_end, for tests that run `grade` itself).
 function(grader_add_unit_test NAME)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "END_TO_END" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
   add_executable(${NAME} ${ARG_SOURCES})
   target_link_libraries(${NAME} PRIVATE grader_doctest_main doctest::doctest ${ARG_LIBS})
   add_test(NAME ${NAME} COMMAND ${NAME})
-  set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host")
+  if(ARG_END_TO_END)
+    # `grade` run whole, many times: the test presets run these once, the others three times.
+    set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host;end_to_end")
+  else()
+    set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host")
+  endif()
 endfunction()
 
 # grader_add_gpu_test(NAME COMMAND cmd args... [TIMEOUT seconds])
