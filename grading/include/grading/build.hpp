@@ -1,6 +1,10 @@
 // Finding a submission's files and building each into its own runner, in parallel, each step with
 // a time limit and, unless --no-sandbox, inside the sandbox. A file that does not build fails only
-// its own exercise.
+// its own exercise. One file of grading/src/build/ per concern: toolchain.cpp (where the compiler
+// and the runner object are), submission.cpp (the files and their refusal), headers.cpp (the
+// dependency list and the header policy), symbols.cpp (the symbol policy), source_scan.cpp
+// (libraries named in a source or a runner), steps.cpp (the four steps below) and limits.cpp (the
+// steps' process limits).
 //
 // One file's build, four commands (each a child process; in the sandbox each sees only the
 // toolchain, the read-only system and the files named here):
