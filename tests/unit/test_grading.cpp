@@ -128,7 +128,7 @@ TEST_CASE("the example rubric in grading/ passes rubric.schema.json, parses and 
 TEST_CASE("exercises are graded longest first: the most case elements, ties in the given order")
 {
     std::vector<SubmissionFile> files;
-    for (const auto& e : harness::all_exercises()) files.push_back({e.name, "/nowhere/" + e.name + ".cu", {}, false});
+    for (const auto& e : harness::all_exercises()) files.push_back({e.name, "/nowhere/" + e.name + ".cu", {}, {}});
     GradeOptions options;
     const std::vector<std::size_t> order = grading_order(files, options);
     REQUIRE(order.size() == files.size());
