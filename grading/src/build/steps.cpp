@@ -13,6 +13,7 @@
 #include "grading/build.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/text.hpp"
 #include "limits.hpp"
 #include "toolchain.hpp"
 
@@ -25,7 +26,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t max_messages = 64 * 1024;  // of the compiler's and the linker's, together
 
-// The last `max_bytes` of UTF-8 text, cut between two characters.
+// The last `max_bytes` of valid UTF-8 text, cut between two characters.
 std::string tail_text(const std::string& text, std::size_t max_bytes)
 {
     if (text.size() <= max_bytes) return text;
@@ -133,7 +134,11 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     BuildResult b;
     b.executable = executable;
     const auto started = Clock::now();
+    // What the steps wrote is the submission's text: the messages are made valid UTF-8 (no terminal
+    // sequences) here, once, for every report and terminal after.
     auto finish = [&]() -> BuildResult {
+        b.failure = harness::valid_text(b.failure);
+        b.invalid = harness::valid_text(b.invalid);
         b.seconds = std::chrono::duration<double>(Clock::now() - started).count();
         return b;
     };
@@ -163,7 +168,7 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
                                               (dir / "compile.log").string(),
                                               limit,
                                               max_messages});
-    b.output = compile.output;
+    b.output = tail_text(harness::valid_text(compile.output), max_messages);
     if (!compile.status.ok()) {
         b.failure = step_failure(compile, "compiler", "compile error");
         return finish();
@@ -197,7 +202,7 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
                                               256u << 20});
     if (!symbols.status.ok() || !symbols.complete) {
         b.failure = step_failure(symbols, "symbol check (nm)",
-                                 "the symbol check (nm) failed: " + tail_text(symbols.output, 2000));
+                                 "the symbol check (nm) failed: " + tail_text(harness::valid_text(symbols.output), 2000));
         return finish();
     }
     const std::vector<Symbol> symbol_table = parse_nm(symbols.output);
@@ -217,7 +222,7 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
                        (dir / "link.log").string(),
                        limit,
                        max_messages});
-    const std::string& link_output = link.output;
+    const std::string link_output = harness::valid_text(link.output);
     if (link_output.find_first_not_of(" \t\r\n") != std::string::npos)
         b.output = tail_text(b.output + (b.output.empty() ? "" : "\n") + link_output, max_messages);
     struct stat st {};
@@ -286,7 +291,8 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
             } catch (const std::exception& e) {  // the grader's own trouble (disk full, ...): this file only
                 results[k] = BuildResult{};
                 results[k].executable = executable;
-                results[k].failure = std::string("the grader could not build this file: ") + e.what();
+                results[k].failure =
+                    harness::valid_text(std::string("the grader could not build this file: ") + e.what());
             }
             if (built) built(k, results[k]);
         }

@@ -1,6 +1,7 @@
 // What the build finds, through `grade` end to end with the fake toolchain (tests/fake_toolchain),
-// in the sandbox where bubblewrap works here: each oddity of a submission tree ends as its own
-// exercise's status, and results.json is written, valid, with every exercise in it.
+// in the sandbox where bubblewrap works here: an odd submission tree and a compiler that prints
+// bytes that are no text each end as their own exercise's status, and results.json is written,
+// valid, with every exercise in it.
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
 #include "odd_tree.hpp"
+#include "toolchain_copy.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -107,5 +109,24 @@ TEST_CASE("an odd submission tree: links, loops, a FIFO, a folder, odd names; ev
     CHECK(odd_name.at("status") == "graded");
     const std::string source = odd_name.at("source");
     CHECK(contains(source, "/caf\xEF\xBF\xBD/reduce_sequential_addressing.cu"));  // 0xe9: U+FFFD; ESC [31m: gone
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a compiler that prints bytes that are no text and terminal sequences: results.json is valid")
+{
+    const fs::path dir = test_dir("odd_compiler");
+    const std::string nvcc = fake_toolchain_copy(
+        FAKE_NVCC, dir / "toolchain", "printf 'warning: \\377\\376 \\033[31mred\\033[0m \\033]0;title\\007\\n' >&2");
+    std::ofstream(dir / "submission" / "scan_kogge_stone.cu") << "// FAKE_RUNNER: correct\n";
+    std::ofstream(dir / "submission" / "scan_brent_kung.cu") << "FAKE_COMPILE_ERROR\n";
+    const GradeRun run = grade(dir, nvcc, {"--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const json& ok = exercise(run, "scan_kogge_stone");
+    CHECK(ok.at("status") == "graded");
+    const std::string output = ok.at("compile_output");
+    CHECK(contains(output, "warning: \xEF\xBF\xBD\xEF\xBF\xBD red"));
+    CHECK_FALSE(contains(output, "\x1b"));
+    const json& failed = exercise(run, "scan_brent_kung");
+    CHECK(failed.at("status") == "compile_error");
+    CHECK(contains(failed.at("compile_output").get<std::string>(), "error: expected a"));
     fs::remove_all(dir);
 }

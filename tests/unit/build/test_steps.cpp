@@ -1,5 +1,5 @@
 // The build steps (grading/src/build/steps.cpp): the commands, one file's compile, dependency
-// check, symbol check and link.
+// check, symbol check and link, and the messages they print, made valid UTF-8 where they are read.
 // The fake toolchain (tests/fake_toolchain) goes through the same steps; the whole build with the
 // real nvcc where it is installed (CI has it; no GPU needed: the runners are linked, never run).
 #include <doctest/doctest.h>
@@ -18,6 +18,7 @@
 #include "grading/build.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/text.hpp"
 #include "toolchain_copy.hpp"
 
 namespace fs = std::filesystem;
@@ -108,6 +109,48 @@ TEST_CASE("the fake toolchain builds through the same steps: objects nm reads, d
     CHECK(r[5].failure == "link error");
     CHECK(contains(r[5].output, "multiple definition of `main'"));
     CHECK(fake_behaviour_of("...") == "correct");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the compiler's and the linker's messages are valid UTF-8 without terminal sequences, however printed")
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_odd_output_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    // 0xff 0xfe, a colour, a screen clear, a window title (OSC, ended by BEL), on every call.
+    const Toolchain odd = fake_toolchain(fake_toolchain_copy(
+        GRADER_FAKE_NVCC, dir / "toolchain",
+        "printf 'warning: \\377\\376 \\033[31mred\\033[0m \\033[2J \\033]0;title\\007 end\\n' >&2"));
+    // Without the sandbox the source's own path is in the compile error: a folder name that is no text.
+    const fs::path odd_folder = dir / "\xff\x1b[2J";
+    fs::create_directories(odd_folder / "work");
+    std::ofstream(odd_folder / "scan_kogge_stone.cu") << "FAKE_COMPILE_ERROR\n";
+    std::vector<std::pair<std::string, std::string>> work = {
+        {(odd_folder / "scan_kogge_stone.cu").string(), (odd_folder / "work" / "runner").string()}};
+    const auto error = build_runners(odd, work, 1, nullptr);
+    const auto built = build_sources(odd, dir / "sources", {{"ok", "// FAKE_RUNNER: correct\n"}});
+    std::vector<BuildResult> results = {error.at(0), built.at(0)};
+
+    std::string why;
+    const auto sandbox = harness::Sandbox::find(why);
+    if (sandbox)
+        results.push_back(build_sources(odd, dir / "boxed", {{"ok", "// FAKE_RUNNER: correct\n"}}, &*sandbox).at(0));
+    else
+        MESSAGE("no working sandbox here, the sandboxed build is not tested: " << why);
+
+    CHECK(results[0].failure == "compile error");
+    CHECK(contains(results[0].output, "scan_kogge_stone.cu(3): error"));
+    for (std::size_t k = 1; k < results.size(); ++k) CHECK_MESSAGE(results[k].ok, results[k].failure << results[k].output);
+    for (const auto& r : results) {
+        CAPTURE(r.output);
+        CHECK(harness::valid_text(r.output) == r.output);
+        CHECK_FALSE(contains(r.output, "\x1b"));
+        CHECK_FALSE(contains(r.output, "\x07"));
+        CHECK(contains(r.output, "warning: \xEF\xBF\xBD\xEF\xBF\xBD red"));  // 0xff 0xfe: U+FFFD each
+        CHECK(contains(r.output, "title"));
+    }
+    // A successful build's messages are the compiler's and the linker's, both cleaned.
+    const std::string& both = built.at(0).output;
+    CHECK(both.find("warning: ") != both.rfind("warning: "));
     fs::remove_all(dir);
 }
 
