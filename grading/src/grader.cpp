@@ -22,6 +22,7 @@
 #include "grading/console.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/text.hpp"
 #include "harness/timing/speed_case.hpp"
 #include "judge.hpp"
 #include "progress.hpp"
@@ -140,17 +141,16 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
 {
     ExerciseResult result;
     result.name = exercise.name;
-    result.source = file.path;
+    result.source = harness::valid_text(file.path);
     const auto started = std::chrono::steady_clock::now();
+    // The file's refusal was decided when it was found (find_submission); grade() built only the rest.
     if (file.path.empty()) {
         result.status = ExerciseStatus::not_submitted;
         result.message = "no " + exercise.name + ".cu in the submission";
-    } else if (!file.duplicates.empty()) {
+        if (!file.unread.empty()) result.message += " (not read: " + file.unread + ")";
+    } else if (!file.buildable()) {
         result.status = ExerciseStatus::invalid_submission;
-        result.message = "more than one file named " + exercise.name + ".cu; the name must be unique";
-    } else if (file.symlink) {
-        result.status = ExerciseStatus::invalid_submission;
-        result.message = exercise.name + ".cu is a symbolic link; submit the file itself";
+        result.message = file.refusal;
     } else if (!build->invalid.empty()) {
         result.status = ExerciseStatus::invalid_submission;
         result.message = build->invalid;
@@ -319,7 +319,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::vector<std::pair<std::string, std::string>> work;
     std::vector<int> build_of(files.size(), -1);
     for (const std::size_t k : order) {
-        if (files[k].path.empty() || !files[k].duplicates.empty() || files[k].symlink) continue;
+        if (!files[k].buildable()) continue;
         fs::create_directories(fs::path(options.work_dir) / files[k].exercise);
         build_of[k] = static_cast<int>(work.size());
         work.emplace_back(fs::absolute(files[k].path).string(),
@@ -433,7 +433,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
             ExerciseResult failed;
             failed.name = exercise->name;
-            failed.source = files[k].path;
+            failed.source = harness::valid_text(files[k].path);
             failed.status = ExerciseStatus::runner_failed;
             failed.message = std::string("the grader could not finish this exercise: ") + e.what();
             score_exercise(options.rubric, failed);

@@ -2,7 +2,7 @@
 # A stand-in for nvcc in the host-only tests of `grade`, installed by CMake as
 # <build>/tests/fake_toolchain/root/bin/nvcc beside fake_runner, so that the root looks like a
 # (tiny) CUDA toolkit the sandbox can bind read-only. It takes the two command lines `grade` runs
-# (grading/src/build.cpp):
+# (grading/src/build/steps.cpp):
 #
 #   compile: nvcc -c <flags> -MD -MF DEPS [-MT TARGET] -o OBJECT SOURCE.cu
 #     writes a real ELF object (cc -c of a generated C file, so that nm reads it) and the make-style

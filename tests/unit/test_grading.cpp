@@ -1,4 +1,5 @@
-// Scoring, the results JSON against its schema, submission discovery and library detection.
+// Scoring, the results JSON against its schema, the order of grading. (Finding and building the
+// files: tests/unit/build/.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -124,55 +125,10 @@ TEST_CASE("the example rubric in grading/ passes rubric.schema.json, parses and 
     CHECK(rubric_schema() == nlohmann::json::parse(std::ifstream(GRADER_RUBRIC_SCHEMA_FILE)));
 }
 
-TEST_CASE("library detection reads code, not comments")
-{
-    CHECK(detect_library_use("#include <cub/cub.cuh>\n").at(0) == "CUB");
-    CHECK(detect_library_use("void f(){ thrust::inclusive_scan(a, b, c); }").at(0) == "Thrust");
-    CHECK(detect_library_use("cublasDdot(h, n, x, 1, y, 1, &r);").at(0) == "cuBLAS");
-    CHECK(detect_library_use("// do not use cub::DeviceScan here\n/* thrust:: */ int x;").empty());
-    CHECK(detect_library_use("const char* s = \"cub::\";").empty());
-    CHECK(detect_library_use("#include <cuda_runtime.h>\n#include <cstdio>\n__global__ void k(){}").empty());
-    CHECK(detect_library_use("#include \"/opt/grader/reference/scan_kogge_stone.cu\"\n").size() == 1);
-    CHECK(detect_library_use("#include \"../../reference/x.cu\"\n").size() == 1);
-}
-
-TEST_CASE("library detection in the linked runner, whatever the source looked like")
-{
-    CHECK(detect_library_symbols(std::string("\x7f"
-                                             "ELF ... _ZN3cub18CUB_300000_SM_9006detail ..."))
-              .at(0) == "CUB");
-    CHECK(detect_library_symbols("... _ZN6thrust20THRUST_300000_SM_900 ...").at(0) == "Thrust");
-    CHECK(detect_library_symbols("_Z16scan_kogge_stonePKfPfi _ZN7harness6runner").empty());
-}
-
-TEST_CASE("submission discovery: anywhere below, unique names, missing files")
-{
-    const fs::path dir = fs::temp_directory_path() / "grader_test_submission";
-    fs::remove_all(dir);
-    fs::create_directories(dir / "part1" / "deep");
-    fs::create_directories(dir / "part2");
-    std::ofstream(dir / "part1" / "deep" / "scan_kogge_stone.cu") << "//";
-    std::ofstream(dir / "part1" / "scan_brent_kung.cu") << "//";
-    std::ofstream(dir / "part2" / "scan_brent_kung.cu") << "//";
-    std::ofstream(dir / "notes.txt") << "scan_hierarchical.cu";
-    std::ofstream(dir / "elsewhere.txt") << "//";
-    fs::create_symlink(dir / "elsewhere.txt", dir / "part2" / "conv1d_tiled.cu");
-    const auto files =
-        find_submission(dir.string(), {"scan_kogge_stone", "scan_brent_kung", "scan_hierarchical", "conv1d_tiled"});
-    REQUIRE(files.size() == 4);
-    CHECK(files[3].symlink);
-    CHECK_FALSE(files[0].symlink);
-    CHECK(files[0].path == (dir / "part1" / "deep" / "scan_kogge_stone.cu").string());
-    CHECK(files[0].duplicates.empty());
-    CHECK(files[1].duplicates.size() == 2);
-    CHECK(files[2].path.empty());
-    fs::remove_all(dir);
-}
-
 TEST_CASE("exercises are graded longest first: the most case elements, ties in the given order")
 {
     std::vector<SubmissionFile> files;
-    for (const auto& e : harness::all_exercises()) files.push_back({e.name, "/nowhere/" + e.name + ".cu", {}, false});
+    for (const auto& e : harness::all_exercises()) files.push_back({e.name, "/nowhere/" + e.name + ".cu", {}, {}});
     GradeOptions options;
     const std::vector<std::size_t> order = grading_order(files, options);
     REQUIRE(order.size() == files.size());
@@ -191,25 +147,6 @@ TEST_CASE("exercises are graded longest first: the most case elements, ties in t
     options.case_label = "n=1/int";
     const std::vector<std::size_t> one = grading_order(files, options);
     CHECK(std::is_permutation(one.begin(), one.end(), order.begin()));
-}
-
-TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after the runner object")
-{
-    const auto joined = [](const std::vector<std::string>& command) {
-        std::string s;
-        for (const auto& part : command) s += part + " ";
-        return s;
-    };
-    const std::string compile = joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d"));
-    CHECK(compile.find("nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_90 ") == 0);
-    CHECK(compile.find("-MD -MF out/deps.d") != std::string::npos);
-    CHECK(compile.find("-o out/submission.o a.cu") != std::string::npos);
-    const std::string link =
-        joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
-    CHECK(link.find("-arch=sm_90 -cudart static -o out/runner /lib/grader_runner.o out/submission.o") !=
-          std::string::npos);
-    CHECK(joined(symbols_command("out/submission.o")) == "nm -P -t d out/submission.o ");
-    CHECK(default_toolchain("/opt/grader/bin/grade").runner_object == "/opt/grader/lib/grader_runner.o");
 }
 
 TEST_CASE("results JSON matches the published schema, and the schema rejects a forged document")

@@ -1,6 +1,10 @@
 // Finding a submission's files and building each into its own runner, in parallel, each step with
 // a time limit and, unless --no-sandbox, inside the sandbox. A file that does not build fails only
-// its own exercise.
+// its own exercise. One file of grading/src/build/ per concern: toolchain.cpp (where the compiler
+// and the runner object are), submission.cpp (the files and their refusal), headers.cpp (the
+// dependency list and the header policy), symbols.cpp (the symbol policy), source_scan.cpp
+// (libraries named in a source or a runner), steps.cpp (the four steps below) and limits.cpp (the
+// steps' process limits).
 //
 // One file's build, four commands (each a child process; in the sandbox each sees only the
 // toolchain, the read-only system and the files named here):
@@ -19,6 +23,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -31,14 +36,26 @@ class Sandbox;
 
 namespace grading {
 
+// The largest submission file that is built: a course's kernel is a few KiB of source.
+constexpr std::uintmax_t max_source_bytes = 16u << 20;
+
+// One exercise's file, and whether it is built: decided once, by find_submission.
 struct SubmissionFile {
     std::string exercise;
-    std::string path;                     // empty: not submitted
-    std::vector<std::string> duplicates;  // more than one file with the name: ambiguous
-    bool symlink = false;                 // a link, possibly to a file outside the submission
+    std::string path;     // the entry named <exercise>.cu (as on disk; the first by path when there
+                          // are several); empty: none was found
+    std::string refusal;  // why `path` is not built, the exercise's invalid_submission message (valid
+                          // UTF-8): a link, a folder, a FIFO, a device, too large, unreadable, or
+                          // more than one entry of the name; empty: build it
+    std::string unread;   // when none was found: what of the folder could not be read (valid UTF-8)
+
+    bool buildable() const { return !path.empty() && refusal.empty(); }
 };
 
-// Looks for <exercise>.cu anywhere below `directory` for each exercise named.
+// Looks for <exercise>.cu anywhere below `directory` for each exercise named. Follows no link below
+// `directory` and never throws: what it cannot read (a folder, a loop, deeper than 32 folders, past
+// 100,000 entries) goes into `unread`, every entry of the name that is not a readable regular file
+// of at most max_source_bytes into that exercise's `refusal`.
 std::vector<SubmissionFile> find_submission(const std::string& directory, const std::vector<std::string>& exercises);
 
 // Names of libraries the source calls that the exercise must not (CUB, Thrust, cuBLAS, ...),

@@ -140,12 +140,13 @@ std::string absolute(const std::string& path)
     return std::filesystem::absolute(path).lexically_normal().string();
 }
 
+}  // namespace
+
 bool is_below(const std::string& path, const std::string& root)
 {
     return path == root || path.rfind(root + "/", 0) == 0;
 }
 
-// `name` on PATH, or empty.
 std::string search_path(const std::string& name)
 {
     const char* path = std::getenv("PATH");
@@ -160,6 +161,8 @@ std::string search_path(const std::string& name)
     }
     return {};
 }
+
+namespace {
 
 // A fresh private file or directory for the probe, removed at the end of the scope.
 struct ProbeFiles {

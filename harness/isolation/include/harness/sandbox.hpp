@@ -82,4 +82,12 @@ private:
     std::string note_;  // why the mode is weaker than it should be
 };
 
+// Whether `path` is `root` or below it, compared as text: both absolute and normal (no "..", no
+// trailing '/'; resolve links first where they matter).
+bool is_below(const std::string& path, const std::string& root);
+
+// `name` as exec finds it on PATH (an empty entry is the working directory), unresolved; empty
+// when no entry holds an executable of that name.
+std::string search_path(const std::string& name);
+
 }  // namespace harness

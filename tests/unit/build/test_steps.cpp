@@ -1,10 +1,11 @@
-// How a submission file is built (grading/src/build.cpp): the compiler's dependency list decides
-// which headers it read, the object's symbols what it defines, and the runner object comes first
-// on the link line. The parsers and rules are tested on hand-made input; the whole build with the
+// The build steps (grading/src/build/steps.cpp): the commands, one file's compile, dependency
+// check, symbol check and link, and the messages they print, made valid UTF-8 where they are read.
+// The fake toolchain (tests/fake_toolchain) goes through the same steps; the whole build with the
 // real nvcc where it is installed (CI has it; no GPU needed: the runners are linked, never run).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,217 +13,70 @@
 #include <mutex>
 #include <thread>
 
-#include "../fake_toolchain/fake_behaviour.hpp"
+#include "../../fake_toolchain/fake_behaviour.hpp"
 #include "grader_config.hpp"
 #include "grading/build.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/text.hpp"
+#include "toolchain_copy.hpp"
 
 namespace fs = std::filesystem;
 using namespace grading;
 
 namespace {
 
-const fs::path repository = fs::path(__FILE__).parent_path().parent_path().parent_path();
+const fs::path repository = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
 
 bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;
 }
 
-bool has(const std::vector<std::string>& list, const std::string& item)
+// One source per entry (a name -> its text), each in its own folder below `dir`, built with `toolchain`.
+std::vector<BuildResult> build_sources(const Toolchain& toolchain, const fs::path& dir,
+                                       const std::vector<std::pair<std::string, std::string>>& sources,
+                                       const harness::Sandbox* sandbox = nullptr)
 {
-    return std::find(list.begin(), list.end(), item) != list.end();
+    std::vector<std::pair<std::string, std::string>> work;
+    for (const auto& [name, text] : sources) {
+        fs::create_directories(dir / name / "work");
+        std::ofstream(dir / name / "scan_kogge_stone.cu") << text;
+        work.emplace_back((dir / name / "scan_kogge_stone.cu").string(), (dir / name / "work" / "runner").string());
+    }
+    return build_runners(toolchain, work, 2, sandbox);
+}
+
+Toolchain fake_toolchain(const std::string& nvcc)
+{
+    Toolchain fake = default_toolchain(fs::read_symlink("/proc/self/exe").string());
+    fake.nvcc = nvcc;
+    return fake;
 }
 
 }  // namespace
 
-TEST_CASE("dependency lists: escaped spaces, continuations, several rules")
+TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after the runner object")
 {
-    const std::string nvcc_style =
-        "submission.o : /submission/scan_kogge_stone.cu \\\n"
-        "    /usr/include/stdc-predef.h \\\n"
-        "    /tmp/dir\\ with\\ space/a\\ b.h \\\n"
-        "    /tmp/we#ird$dir/x.h\n";
-    const auto deps = parse_make_dependencies(nvcc_style);
-    REQUIRE(deps.size() == 4);
-    CHECK(deps[0] == "/submission/scan_kogge_stone.cu");
-    CHECK(deps[1] == "/usr/include/stdc-predef.h");
-    CHECK(deps[2] == "/tmp/dir with space/a b.h");
-    CHECK(deps[3] == "/tmp/we#ird$dir/x.h");
-
-    // gcc's style: the target with its colon attached, several names on a line, CRLF, a phony rule
-    // per header (-MP), a target with a space (nvcc does not escape it), "$$" and "\#".
-    const std::string gcc_style = "/work dir/submission.o: a.cu b.h \\\r\n c\\#1.h d$$.h\r\nb.h:\r\n\r\nc\\#1.h:\n";
-    const auto more = parse_make_dependencies(gcc_style);
-    REQUIRE(more.size() == 4);
-    CHECK(more[0] == "a.cu");
-    CHECK(more[1] == "b.h");
-    CHECK(more[2] == "c#1.h");
-    CHECK(more[3] == "d$.h");
-
-    CHECK(parse_make_dependencies("").empty());
-    CHECK(parse_make_dependencies("x.o:").empty());
-    CHECK(parse_make_dependencies("x.o: \\\n").empty());
-}
-
-TEST_CASE("nm -P output: definitions, references, archive members, names with spaces")
-{
-    const auto symbols = parse_nm(
-        "libcudart_static.a[cudart.o]:\n"
-        "_Unwind_Resume U         \n"
-        "_Z16scan_kogge_stonePKfPfi T 240 85\n"
-        "DW.ref.__gxx_personality_v0 V 0 8\n"
-        "fatbinData r 0 \n"
-        "_Z16scan_brent_kungPKfPfi w         \n"
-        "odd name 12 T 16 4\n"
-        "nm: /out/submission.o: no symbols\n");
-    REQUIRE(symbols.size() == 6);
-    CHECK(symbols[0].name == "_Unwind_Resume");
-    CHECK(symbols[0].type == 'U');
-    CHECK(symbols[1].name == "_Z16scan_kogge_stonePKfPfi");
-    CHECK(symbols[1].type == 'T');
-    CHECK(symbols[2].type == 'V');
-    CHECK(symbols[3].name == "fatbinData");
-    CHECK(symbols[3].type == 'r');
-    CHECK(symbols[4].type == 'w');
-    CHECK(symbols[5].name == "odd name 12");
-}
-
-TEST_CASE("headers name their library, whatever the source called it")
-{
-    CHECK(library_of_header("cub/cub.cuh") == "CUB");
-    CHECK(library_of_header("cccl/cub/device/device_scan.cuh") == "CUB");
-    CHECK(library_of_header("cccl/thrust/scan.h") == "Thrust");
-    CHECK(library_of_header("thrust/device_vector.h") == "Thrust");
-    CHECK(library_of_header("cublas_v2.h") == "cuBLAS");
-    CHECK(library_of_header("cublasLt.h") == "cuBLAS");
-    CHECK(library_of_header("cudnn.h") == "cuDNN");
-    CHECK(library_of_header("cufft.h") == "cuFFT");
-    CHECK(library_of_header("curand_kernel.h") == "cuRAND");
-    CHECK(library_of_header("cusparse.h") == "cuSPARSE");
-    CHECK(library_of_header("cusolverDn.h") == "cuSOLVER");
-    CHECK(library_of_header("nvrtc.h") == "NVRTC");
-    CHECK(library_of_header("cccl/cuda/std/numeric") == "cuda::std algorithms");
-    CHECK(library_of_header("cccl/cuda/std/__numeric/reduce.h") == "cuda::std algorithms");
-    // What CUDA's own headers pull in by themselves is no library.
-    CHECK(library_of_header("cccl/cuda/std/__algorithm/iter_swap.h").empty());
-    CHECK(library_of_header("cccl/cuda/std/__limits/numeric_limits.h").empty());
-    CHECK(library_of_header("cuda_runtime.h").empty());
-    CHECK(library_of_header("crt/host_config.h").empty());
-    CHECK(library_of_header("cooperative_groups.h").empty());
-    CHECK(library_of_header("c++/12/numeric").empty());
-}
-
-TEST_CASE("dependencies: the source, the toolchain's and the system's headers; anything else is named")
-{
-    const fs::path dir = fs::temp_directory_path() / ("grader_test_deps_" + std::to_string(getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir / "cuda" / "include" / "cccl" / "cub");
-    fs::create_directories(dir / "elsewhere");
-    std::ofstream(dir / "elsewhere" / "secret.cu") << "//";
-    fs::create_symlink(dir / "elsewhere" / "secret.cu", dir / "cuda" / "include" / "innocent.h");
-    const std::string include = fs::canonical(dir / "cuda" / "include").string();
-    const std::vector<std::string> roots = {include, "/usr/include"};
-
-    const DependencyCheck clean = check_dependencies(
-        {"/submission/x.cu", include + "/cuda_runtime.h", "/usr/include/stdio.h", include + "/crt/host_config.h"},
-        "/submission/x.cu", roots);
-    CHECK(clean.outside.empty());
-    CHECK(clean.library_use.empty());
-
-    const DependencyCheck libraries = check_dependencies({"/submission/x.cu", include + "/cccl/thrust/scan.h",
-                                                          include + "/cccl/cub/cub.cuh", include + "/cccl/thrust/x.h"},
-                                                         "/submission/x.cu", roots);
-    CHECK(libraries.outside.empty());
-    CHECK(libraries.library_use == std::vector<std::string>{"Thrust", "CUB"});  // in the order first read
-
-    // A path made of "..": judged by where it leads. A link inside a root: by its target.
-    const DependencyCheck escaped =
-        check_dependencies({"/submission/x.cu", include + "/../../elsewhere/secret.cu", include + "/innocent.h",
-                            "/usr/include/../../etc/passwd", "relative.h"},
-                           "/submission/x.cu", roots);
-    const std::string secret = fs::canonical(dir / "elsewhere" / "secret.cu").string();
-    CHECK(escaped.outside == std::vector<std::string>{secret, "/etc/passwd", "relative.h"});
-    fs::remove_all(dir);
-
-    // The real toolchain's roots come from nvcc's real path.
-    CHECK(header_roots("").size() >= 1);
-    CHECK(toolchain_root("/nonexistent/bin/nvcc").empty());
-}
-
-TEST_CASE("forbidden definitions: main, CUDA entry points, the runner's and the runtime's symbols")
-{
-    ForbiddenSymbols f;
-    f.referenced = {{"write", "the grader's runner"},
-                    {"_Z16scan_kogge_stonePKfPfi", "the grader's runner"},
-                    {"dlsym", "the CUDA runtime"}};
-    f.defined = {{"_ZN7harness13ChannelWriter4sendEv", {false, "the grader's runner"}},
-                 {"_ZNSt6vectorIfSaIfEE7reserveEm", {true, "the grader's runner"}},
-                 {"DW.ref.__gxx_personality_v0", {true, "the grader's runner"}},
-                 {"malloc", {false, "the C/C++ runtime (libc.so.6)"}},
-                 {"open", {true, "the C/C++ runtime (libc.so.6)"}}};
-    f.launcher_prefixes = {"_Z16scan_kogge_stone"};
-    auto verdict = [&](std::vector<Symbol> symbols) { return forbidden_definition(symbols, f); };
-
-    // What nvcc emits for an honest file, its launcher (the runner references it), its own helpers,
-    // weak copies of inline functions the runner also has, and every undefined reference.
-    CHECK(verdict(
-              {{"_Z16scan_kogge_stonePKfPfi", 'T'},
-               {"_Z90__device_stub__ZN39_GLOBAL__N__b79260f0_7_stub_cu_adaca45423kogge_stone_scan_kernelEPKfPfi", 'T'},
-               {"_ZNSt6vectorIfSaIfEE7reserveEm", 'W'},
-               {"DW.ref.__gxx_personality_v0", 'V'},
-               {"_ZL20__cudaFatCubinHandle", 'b'},
-               {"__cudaRegisterFatBinary", 'U'},
-               {"write", 'U'},
-               {"_Z6helperv", 'T'}})
-              .empty());
-    // A launcher of the wrong signature is the student's own mistake, reported at run time.
-    CHECK(verdict({{"_Z16scan_kogge_stonePfS_i", 'T'}}).empty());
-
-    CHECK(contains(verdict({{"main", 'T'}}), "defines `main`"));
-    CHECK(contains(verdict({{"main", 'W'}}), "defines `main`"));
-    CHECK(contains(verdict({{"cudaEventElapsedTime", 'T'}}),
-                   "`cudaEventElapsedTime`, a CUDA runtime or driver entry point"));
-    CHECK(contains(verdict({{"cuEventElapsedTime", 'W'}}), "`cuEventElapsedTime`"));
-    CHECK(contains(verdict({{"write", 'T'}}), "`write`, which the grader's runner calls"));
-    CHECK(contains(verdict({{"write@@GLIBC_2.2.5", 'T'}}), "`write`"));
-    CHECK(contains(verdict({{"dlsym", 'W'}}), "`dlsym`, which the CUDA runtime calls"));
-    CHECK(contains(verdict({{"_ZN7harness13ChannelWriter4sendEv", 'W'}}),
-                   "`harness::ChannelWriter::send()`, which the grader's runner defines"));
-    // A strong definition of what the runner has only weakly would win the link: not allowed.
-    CHECK(contains(verdict({{"_ZNSt6vectorIfSaIfEE7reserveEm", 'T'}}),
-                   "std::vector<float, std::allocator<float> >::reserve"));
-    CHECK(contains(verdict({{"malloc", 'T'}}), "`malloc`, which the C/C++ runtime (libc.so.6) defines"));
-    CHECK(contains(verdict({{"open", 'W'}}), "`open`"));  // a weak C name: no template instantiation
-    const std::string several = verdict({{"main", 'T'}, {"write", 'T'}, {"_Z6helperv", 'T'}});
-    CHECK(contains(several, "(and 1 more such symbols)"));
-    CHECK(contains(several, "a submission defines only its launcher and its own kernels and helpers"));
-}
-
-TEST_CASE("loading GPU code at run time: the runtime's and the driver's loaders, the dynamic loader")
-{
-    // What nvcc's own registration of the file's kernels references is fine.
-    CHECK(loads_code_at_run_time({{"__cudaRegisterFatBinary", 'U'},
-                                  {"__cudaLaunchKernel", 'U'},
-                                  {"cudaMemcpyToSymbol", 'U'},
-                                  {"cudaLaunchKernel", 'U'}},
-                                 false)
-              .empty());
-    for (const char* loader : {"cudaLibraryLoadData", "cudaGetDriverEntryPoint", "cuModuleLoadData", "dlsym"})
-        CHECK(contains(loads_code_at_run_time({{loader, 'U'}}, false), std::string("calls `") + loader + "`"));
-    CHECK(contains(loads_code_at_run_time({{"dlopen@GLIBC_2.34", 'U'}}, false), "calls `dlopen`"));
-    // Defining one is forbidden_definition's business; a local symbol of that name calls nothing.
-    CHECK(loads_code_at_run_time({{"dlsym", 't'}}, false).empty());
-    // CUB's headers call the dynamic loader themselves: that file is library use, judged as such.
-    CHECK(loads_code_at_run_time({{"dlopen", 'U'}, {"dlsym", 'U'}}, true).empty());
-    CHECK(contains(loads_code_at_run_time({{"dlopen", 'U'}, {"cuModuleLoadData", 'U'}}, true), "`cuModuleLoadData`"));
+    const auto joined = [](const std::vector<std::string>& command) {
+        std::string s;
+        for (const auto& part : command) s += part + " ";
+        return s;
+    };
+    const std::string compile = joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d"));
+    CHECK(compile.find("nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_90 ") == 0);
+    CHECK(compile.find("-MD -MF out/deps.d") != std::string::npos);
+    CHECK(compile.find("-o out/submission.o a.cu") != std::string::npos);
+    const std::string link =
+        joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
+    CHECK(link.find("-arch=sm_90 -cudart static -o out/runner /lib/grader_runner.o out/submission.o") !=
+          std::string::npos);
+    CHECK(joined(symbols_command("out/submission.o")) == "nm -P -t d out/submission.o ");
 }
 
 TEST_CASE("the fake toolchain builds through the same steps: objects nm reads, dependency lists, a trailer")
 {
-    Toolchain fake = default_toolchain(fs::read_symlink("/proc/self/exe").string());
-    fake.nvcc = GRADER_FAKE_NVCC;
+    const Toolchain fake = fake_toolchain(GRADER_FAKE_NVCC);
     REQUIRE(fs::is_regular_file(fake.runner_object));
     const fs::path dir = fs::temp_directory_path() / ("grader_test_fake_build_" + std::to_string(getpid()));
     fs::remove_all(dir);
@@ -255,6 +109,68 @@ TEST_CASE("the fake toolchain builds through the same steps: objects nm reads, d
     CHECK(r[5].failure == "link error");
     CHECK(contains(r[5].output, "multiple definition of `main'"));
     CHECK(fake_behaviour_of("...") == "correct");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the compiler's and the linker's messages are valid UTF-8 without terminal sequences, however printed")
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_odd_output_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    // 0xff 0xfe, a colour, a screen clear, a window title (OSC, ended by BEL), on every call.
+    const Toolchain odd = fake_toolchain(fake_toolchain_copy(
+        GRADER_FAKE_NVCC, dir / "toolchain",
+        "printf 'warning: \\377\\376 \\033[31mred\\033[0m \\033[2J \\033]0;title\\007 end\\n' >&2"));
+    // Without the sandbox the source's own path is in the compile error: a folder name that is no text.
+    const fs::path odd_folder = dir / "\xff\x1b[2J";
+    fs::create_directories(odd_folder / "work");
+    std::ofstream(odd_folder / "scan_kogge_stone.cu") << "FAKE_COMPILE_ERROR\n";
+    std::vector<std::pair<std::string, std::string>> work = {
+        {(odd_folder / "scan_kogge_stone.cu").string(), (odd_folder / "work" / "runner").string()}};
+    const auto error = build_runners(odd, work, 1, nullptr);
+    const auto built = build_sources(odd, dir / "sources", {{"ok", "// FAKE_RUNNER: correct\n"}});
+    std::vector<BuildResult> results = {error.at(0), built.at(0)};
+
+    std::string why;
+    const auto sandbox = harness::Sandbox::find(why);
+    if (sandbox)
+        results.push_back(build_sources(odd, dir / "boxed", {{"ok", "// FAKE_RUNNER: correct\n"}}, &*sandbox).at(0));
+    else
+        MESSAGE("no working sandbox here, the sandboxed build is not tested: " << why);
+
+    CHECK(results[0].failure == "compile error");
+    CHECK(contains(results[0].output, "scan_kogge_stone.cu(3): error"));
+    for (std::size_t k = 1; k < results.size(); ++k) CHECK_MESSAGE(results[k].ok, results[k].failure << results[k].output);
+    for (const auto& r : results) {
+        CAPTURE(r.output);
+        CHECK(harness::valid_text(r.output) == r.output);
+        CHECK_FALSE(contains(r.output, "\x1b"));
+        CHECK_FALSE(contains(r.output, "\x07"));
+        CHECK(contains(r.output, "warning: \xEF\xBF\xBD\xEF\xBF\xBD red"));  // 0xff 0xfe: U+FFFD each
+        CHECK(contains(r.output, "title"));
+    }
+    // A successful build's messages are the compiler's and the linker's, both cleaned.
+    const std::string& both = built.at(0).output;
+    CHECK(both.find("warning: ") != both.rfind("warning: "));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a dependency list that is empty, a link or missing is the compiler's failure, never a pass")
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_deps_list_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    // After the fake compile, its -MF file is emptied, replaced by a link, or removed.
+    auto with_deps = [&](const std::string& name, const std::string& command) {
+        const std::string after = "prev=\nfor a; do [ \"$prev\" = -MF ] && " + command + "; prev=$a; done";
+        return fake_toolchain(fake_toolchain_copy(GRADER_FAKE_NVCC, dir / name, "", after));
+    };
+    for (const auto& [name, command] : std::vector<std::pair<std::string, std::string>>{
+             {"empty", ": > \"$a\""}, {"link", "ln -sf /etc/hostname \"$a\""}, {"missing", "rm -f \"$a\""}}) {
+        CAPTURE(name);
+        const auto r = build_sources(with_deps(name, command), dir / ("sources_" + name), {{"ok", "// FAKE_RUNNER: correct\n"}});
+        CHECK_FALSE(r.at(0).ok);
+        CHECK(contains(r.at(0).failure, "the compiler wrote no dependency list"));
+        CHECK(r.at(0).invalid.empty());
+    }
     fs::remove_all(dir);
 }
 

@@ -1,0 +1,307 @@
+// The build steps: one file's compile, dependency check, symbol check and link, each a child
+// process with a time limit (in the sandbox unless there is none), and the files built side by side.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grading/build.hpp"
+#include "harness/process.hpp"
+#include "harness/sandbox.hpp"
+#include "harness/text.hpp"
+#include "limits.hpp"
+#include "toolchain.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grading {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t max_messages = 64 * 1024;  // of the compiler's and the linker's, together
+
+// The last `max_bytes` of valid UTF-8 text, cut between two characters.
+std::string tail_text(const std::string& text, std::size_t max_bytes)
+{
+    if (text.size() <= max_bytes) return text;
+    std::size_t start = text.size() - max_bytes;
+    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
+    return text.substr(start);
+}
+
+// The whole of a file a step wrote: nullopt when it is missing, a link or not a regular file, or
+// larger than `max_bytes`. (The step's processes are gone by now: nothing changes it meanwhile.)
+std::optional<std::string> whole_file(const std::string& path, std::size_t max_bytes)
+{
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    std::string text = harness::read_file_tail(path, max_bytes + 1);
+    if (text.size() > max_bytes) return std::nullopt;
+    return text;
+}
+
+// One step to completion: its status, its output as the step wrote it (up to `max_output`, else
+// `complete` is false and the tail is kept) and its wall time.
+struct StepResult {
+    harness::ExitStatus status;
+    std::string output;
+    bool complete = true;
+    double seconds = 0;
+};
+
+StepResult run_process(const harness::SpawnOptions& options, std::chrono::milliseconds limit, std::size_t max_output)
+{
+    StepResult r;
+    const auto start = Clock::now();
+    try {
+        harness::Child child = harness::Child::spawn(options);
+        r.status = child.wait_until(start + limit);
+    } catch (const std::exception& e) {
+        r.status.kind = harness::ExitStatus::Kind::failed_to_start;
+        r.status.error = e.what();
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    // One byte more than is kept says whether the output was whole.
+    r.output = harness::read_file_tail(options.output_file, max_output + 1);
+    r.complete = r.output.size() <= max_output;
+    if (!r.complete) r.output.erase(0, r.output.size() - max_output);
+    return r;
+}
+
+struct Context {
+    Toolchain toolchain;
+    std::string root;                // the toolchain's root, real path
+    std::string sandbox_nvcc;        // nvcc under the real root (what the sandbox sees)
+    std::vector<std::string> roots;  // header roots
+    ForbiddenSymbols forbidden;
+    const harness::Sandbox* sandbox = nullptr;
+};
+
+struct StepPlan {
+    std::vector<std::string> argv;
+    std::vector<harness::SandboxMount> mounts;
+    std::string host_working_dir;
+    std::string log;  // host path of the step's combined output
+    std::chrono::milliseconds limit;
+    std::size_t max_output;
+};
+
+StepResult run_step(const Context& ctx, const StepPlan& plan)
+{
+    harness::SpawnOptions inner;
+    inner.argv = plan.argv;
+    inner.output_file = plan.log;
+    inner.limits = detail::build_limits(ctx.toolchain, ctx.sandbox != nullptr);
+    if (ctx.sandbox == nullptr) {
+        inner.working_dir = plan.host_working_dir;
+        return run_process(inner, plan.limit, plan.max_output);
+    }
+    harness::SandboxPolicy policy;
+    policy.mounts = plan.mounts;
+    policy.system_paths_extra = {ctx.root};
+    policy.gpu = false;
+    policy.working_dir = "/out";
+    policy.env = {"PATH=" + ctx.root + "/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LC_ALL=C"};
+    policy.tmp_bytes = 2ull << 30;  // nvcc's intermediate files
+    policy.limits = inner.limits;
+    return run_process(ctx.sandbox->wrap(inner, policy), plan.limit, plan.max_output);
+}
+
+std::string step_failure(const StepResult& r, const std::string& tool, const std::string& error)
+{
+    using Kind = harness::ExitStatus::Kind;
+    switch (r.status.kind) {
+        case Kind::timed_out:
+            return "the " + tool + " timed out";
+        case Kind::failed_to_start:
+            return "the " + tool + " could not be started: " + r.status.error;
+        case Kind::signaled:
+            return "the " + tool + " was stopped by " + r.status.describe();
+        case Kind::exited:
+            break;
+    }
+    return error;
+}
+
+BuildResult build_one(const Context& ctx, const std::string& source, const std::string& executable)
+{
+    BuildResult b;
+    b.executable = executable;
+    const auto started = Clock::now();
+    // What the steps wrote is the submission's text: the messages are made valid UTF-8 (no terminal
+    // sequences) here, once, for every report and terminal after.
+    auto finish = [&]() -> BuildResult {
+        b.failure = harness::valid_text(b.failure);
+        b.invalid = harness::valid_text(b.invalid);
+        b.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+        return b;
+    };
+
+    const fs::path dir = fs::path(executable).parent_path();
+    const fs::path out = dir / "build";
+    fs::remove_all(out);
+    fs::create_directories(out);
+    if (ctx.sandbox != nullptr) ctx.sandbox->make_writable(out.string());  // /out, for the sandbox's uid
+    fs::remove(executable);  // an earlier grading's runner is never taken for this one's
+
+    // Every path as the step sees it: in the sandbox the source is /submission/<name>, the step's
+    // folder /out and the runner object /grader/grader_runner.o; without it, the grader's own paths.
+    const bool boxed = ctx.sandbox != nullptr;
+    const std::string name = fs::path(source).filename().string();
+    const std::string src = boxed ? "/submission/" + name : source;
+    const std::string o = boxed ? std::string("/out") : out.string();
+    const std::string object = o + "/submission.o", deps = o + "/deps.d", runner = o + "/runner";
+    const std::string runner_object = boxed ? std::string("/grader/grader_runner.o") : ctx.toolchain.runner_object;
+    const std::string nvcc = boxed ? ctx.sandbox_nvcc : ctx.toolchain.nvcc;
+    const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.toolchain.compile_limit);
+
+    // 1. Compile, writing the list of every file the compile read (host and device passes).
+    const StepResult compile = run_step(ctx, {compile_command(nvcc, ctx.toolchain.arch, src, object, deps),
+                                              {{source, src, false}, {out.string(), "/out", true}},
+                                              out.string(),
+                                              (dir / "compile.log").string(),
+                                              limit,
+                                              max_messages});
+    b.output = tail_text(harness::valid_text(compile.output), max_messages);
+    if (!compile.status.ok()) {
+        b.failure = step_failure(compile, "compiler", "compile error");
+        return finish();
+    }
+
+    // 2. What it read: only the source, the toolchain's headers and the system's. (The source is
+    // always on the list: an empty one was not written by the compiler.)
+    const std::optional<std::string> deps_text = whole_file((out / "deps.d").string(), 64u << 20);
+    if (deps_text) b.dependencies = parse_make_dependencies(*deps_text);
+    if (b.dependencies.empty()) {
+        b.failure = "the compiler wrote no dependency list (" + deps + ")";
+        return finish();
+    }
+    const DependencyCheck included = check_dependencies(b.dependencies, src, ctx.roots);
+    if (!included.outside.empty()) {
+        b.invalid =
+            name + " includes " + included.outside.front() +
+            (included.outside.size() > 1 ? " (and " + std::to_string(included.outside.size() - 1) + " more)" : "") +
+            ", a file outside the submission and outside the compiler's and the system's headers;"
+            " a submission is one file";
+        return finish();
+    }
+    b.library_use = included.library_use;
+
+    // 3. What it defines: nothing of the runner's, of the CUDA runtime's or the C/C++ runtime's.
+    const StepResult symbols = run_step(ctx, {symbols_command(object),
+                                              {{out.string(), "/out", false}},
+                                              out.string(),
+                                              (dir / "symbols.log").string(),
+                                              std::chrono::seconds(60),
+                                              256u << 20});
+    if (!symbols.status.ok() || !symbols.complete) {
+        b.failure = step_failure(symbols, "symbol check (nm)",
+                                 "the symbol check (nm) failed: " + tail_text(harness::valid_text(symbols.output), 2000));
+        return finish();
+    }
+    const std::vector<Symbol> symbol_table = parse_nm(symbols.output);
+    b.invalid = forbidden_definition(symbol_table, ctx.forbidden);
+    if (b.invalid.empty()) b.invalid = loads_code_at_run_time(symbol_table, !b.library_use.empty());
+    if (!b.invalid.empty()) {
+        b.invalid = name + " " + b.invalid;
+        return finish();
+    }
+
+    // 4. Link: the runner object first, so its copy of a shared inline function wins, and a
+    // duplicate strong definition fails instead of replacing an archive member.
+    const StepResult link =
+        run_step(ctx, {link_command(nvcc, ctx.toolchain.arch, runner_object, object, runner),
+                       {{ctx.toolchain.runner_object, "/grader/grader_runner.o", false}, {out.string(), "/out", true}},
+                       out.string(),
+                       (dir / "link.log").string(),
+                       limit,
+                       max_messages});
+    const std::string link_output = harness::valid_text(link.output);
+    if (link_output.find_first_not_of(" \t\r\n") != std::string::npos)
+        b.output = tail_text(b.output + (b.output.empty() ? "" : "\n") + link_output, max_messages);
+    struct stat st {};
+    if (!link.status.ok() || ::lstat((out / "runner").c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        b.failure = step_failure(link, "linker", "link error");
+        return finish();
+    }
+    fs::rename(out / "runner", executable);
+    // The link step's uid made it; from here on it is the grader's, and nobody's to rewrite.
+    if (::chown(executable.c_str(), ::geteuid(), ::getegid()) != 0) { /* not root: it is already ours */
+    }
+    ::chmod(executable.c_str(), 0555);
+    b.ok = true;
+
+    // A second look, at what was linked: CUB's and Thrust's mangled names, however spelled.
+    if (const std::optional<std::string> bytes = whole_file(executable, 1u << 30))
+        for (const auto& library : detect_library_symbols(*bytes))
+            if (std::find(b.library_use.begin(), b.library_use.end(), library) == b.library_use.end())
+                b.library_use.push_back(library);
+    return finish();
+}
+
+}  // namespace
+
+std::vector<std::string> compile_command(const std::string& nvcc, const std::string& arch, const std::string& source,
+                                         const std::string& object, const std::string& deps_file)
+{
+    return {nvcc,  "-c",           "-O3", "-std=c++17", "-lineinfo", "-arch=sm_" + arch, "-MD", "-MF", deps_file,
+            "-MT", "submission.o", "-o",  object,       source};
+}
+
+std::vector<std::string> symbols_command(const std::string& object)
+{
+    return {"nm", "-P", "-t", "d", object};
+}
+
+std::vector<std::string> link_command(const std::string& nvcc, const std::string& arch,
+                                      const std::string& runner_object, const std::string& object,
+                                      const std::string& executable)
+{
+    return {nvcc, "-arch=sm_" + arch, "-cudart", "static", "-o", executable, runner_object, object};
+}
+
+std::vector<BuildResult> build_runners(const Toolchain& toolchain,
+                                       const std::vector<std::pair<std::string, std::string>>& work, int jobs,
+                                       const harness::Sandbox* sandbox,
+                                       const std::function<void(std::size_t, const BuildResult&)>& built)
+{
+    std::vector<BuildResult> results(work.size());
+    if (work.empty()) return results;
+    Context ctx;
+    ctx.toolchain = toolchain;
+    ctx.sandbox = sandbox;
+    ctx.root = toolchain_root(toolchain.nvcc);
+    ctx.sandbox_nvcc = detail::real_program_path(toolchain.nvcc);  // under the root, which the sandbox shows
+    if (ctx.sandbox_nvcc.empty()) ctx.sandbox_nvcc = toolchain.nvcc;
+    ctx.roots = header_roots(ctx.root);
+    ctx.forbidden = forbidden_symbols(toolchain.runner_object, ctx.root);
+
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t k; (k = next++) < work.size();) {
+            const auto& [source, executable] = work[k];
+            try {
+                results[k] = build_one(ctx, source, executable);
+            } catch (const std::exception& e) {  // the grader's own trouble (disk full, ...): this file only
+                results[k] = BuildResult{};
+                results[k].executable = executable;
+                results[k].failure =
+                    harness::valid_text(std::string("the grader could not build this file: ") + e.what());
+            }
+            if (built) built(k, results[k]);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int i = 0; i < std::max(1, std::min<int>(jobs, static_cast<int>(work.size()))); ++i)
+        threads.emplace_back(worker);
+    for (auto& t : threads) t.join();
+    return results;
+}
+
+}  // namespace grading
