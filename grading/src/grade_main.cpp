@@ -147,7 +147,7 @@ int run_grade(grading::GradeCommand command)
     std::ostream& progress = command.quiet ? silent : std::cout;
     try {
         const grading::GradeReport report = grading::grade(command.options, progress);
-        grading::write_file_atomically(command.output, grading::to_json(report).dump(2) + "\n");
+        grading::write_file_atomically(command.output, grading::to_json_text(report));
         grading::FormatRequests formats = command.formats;
         formats.rubric = command.options.rubric;  // the split of each exercise's points, as scored
         grading::write_requested_formats(report, formats);

@@ -22,6 +22,7 @@
 #include "grading/console.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/text.hpp"
 #include "harness/timing/speed_case.hpp"
 #include "judge.hpp"
 #include "progress.hpp"
@@ -166,7 +167,8 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (!result.message.empty()) {
         std::ostringstream status;
         status << result.status;
-        progress << ": " << paint(status.str(), tone_of(result), options.colour) << " (" << result.message << ")\n"
+        progress << ": " << paint(status.str(), tone_of(result), options.colour) << " ("
+                 << harness::printable_text(result.message) << ")\n"
                  << std::flush;
         score_exercise(options.rubric, result);
         return result;
@@ -240,6 +242,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     }
     if (result.runner_output.size() > 8192)
         result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
+    result.runner_output = harness::valid_text(result.runner_output);  // the submission's bytes
 
     // What went wrong beside other exercises (a runner that could not start, ended before its
     // hello or could not use the GPU, a case that found the GPU's memory used up, a reference runner
