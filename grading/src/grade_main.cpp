@@ -21,6 +21,7 @@
 #include "harness/exercise.hpp"
 #include "harness/gpu_lock.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -155,7 +156,7 @@ int run_grade(grading::GradeCommand command)
         progress << "results written to " << command.output << "\n";
         return every_case_passed(report) ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
-        std::cerr << "grade: the grading could not finish: " << e.what() << "\n";
+        std::cerr << "grade: the grading could not finish: " << harness::printable_text(e.what()) << "\n";
         return grading::exit_environment_error;
     }
 }

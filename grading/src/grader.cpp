@@ -440,7 +440,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             failed.status = ExerciseStatus::runner_failed;
             failed.message = std::string("the grader could not finish this exercise: ") + e.what();
             score_exercise(options.rubric, failed);
-            out << "  " << failed.message << "\n";
+            out << "  " << harness::printable_text(failed.message) << "\n";  // may name a submission's file
             results[k] = failed;
         }
         results[k].started_seconds = began;
@@ -490,7 +490,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
                                             progress);
                 results[k].started_seconds = began;
             } catch (const std::exception& e) {
-                progress << "  the grader could not grade it again: " << e.what() << "\n";
+                progress << "  the grader could not grade it again: " << harness::printable_text(e.what()) << "\n";
             }
             std::error_code ignored;
             if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
