@@ -22,6 +22,7 @@
 #include "harness/exercise.hpp"
 #include "harness/gpu_lock.hpp"
 #include "harness/sandbox.hpp"
+#include "harness/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -160,7 +161,7 @@ int run_grade(grading::GradeCommand command)
     std::ostream& progress = command.quiet ? silent : std::cout;
     try {
         const grading::GradeReport report = grading::grade(command.options, progress);
-        grading::write_file_atomically(command.output, grading::to_json(report).dump(2) + "\n");
+        grading::write_file_atomically(command.output, grading::to_json_text(report));
         grading::FormatRequests formats = command.formats;
         formats.rubric = command.options.rubric;  // the split of each exercise's points, as scored
         grading::write_requested_formats(report, formats);
@@ -169,7 +170,7 @@ int run_grade(grading::GradeCommand command)
         if (command.options.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
         return every_case_passed(report) ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
-        std::cerr << "grade: the grading could not finish: " << e.what() << "\n";
+        std::cerr << "grade: the grading could not finish: " << harness::printable_text(e.what()) << "\n";
         return grading::exit_environment_error;
     }
 }

@@ -166,7 +166,8 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (!result.message.empty()) {
         std::ostringstream status;
         status << result.status;
-        progress << ": " << paint(status.str(), tone_of(result), options.colour) << " (" << result.message << ")\n"
+        progress << ": " << paint(status.str(), tone_of(result), options.colour) << " ("
+                 << harness::printable_text(result.message) << ")\n"
                  << std::flush;
         score_exercise(options.rubric, result);
         return result;
@@ -240,6 +241,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     }
     if (result.runner_output.size() > 8192)
         result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
+    result.runner_output = harness::valid_text(result.runner_output);  // the submission's bytes
 
     // What went wrong beside other exercises (a runner that could not start, ended before its
     // hello or could not use the GPU, a case that found the GPU's memory used up, a reference runner
@@ -437,7 +439,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             failed.status = ExerciseStatus::runner_failed;
             failed.message = std::string("the grader could not finish this exercise: ") + e.what();
             score_exercise(options.rubric, failed);
-            out << "  " << failed.message << "\n";
+            out << "  " << harness::printable_text(failed.message) << "\n";  // may name a submission's file
             results[k] = failed;
         }
         results[k].started_seconds = began;
@@ -487,7 +489,7 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
                                             progress);
                 results[k].started_seconds = began;
             } catch (const std::exception& e) {
-                progress << "  the grader could not grade it again: " << e.what() << "\n";
+                progress << "  the grader could not grade it again: " << harness::printable_text(e.what()) << "\n";
             }
             std::error_code ignored;
             if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);

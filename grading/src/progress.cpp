@@ -4,12 +4,23 @@
 #include <sstream>
 
 #include "grading/console.hpp"
+#include "harness/text.hpp"
 
 namespace grading::detail {
 namespace {
 
 constexpr std::size_t compiler_lines_shown = 10;
 constexpr std::size_t compiler_line_width = 300;  // template errors run to thousands of characters
+constexpr std::size_t text_shown = 2000;          // a summary or finding from a runner's message, at most
+
+// Text from outside the grader (a compiler's messages, a runner's, file names) as the console shows
+// it: no terminal control of the submission's (harness::printable_text), at most `width` bytes.
+std::string shown(const std::string& text, std::size_t width = text_shown)
+{
+    const std::string clean = harness::printable_text(text);
+    const std::string_view cut = harness::utf8_prefix(clean, width);
+    return cut.size() < clean.size() ? std::string(cut) + " ..." : clean;
+}
 
 std::string padded(const std::string& text, int width)
 {
@@ -31,19 +42,19 @@ std::string build_line(const std::string& exercise, const BuildResult& build, bo
     const std::string verdict = !build.invalid.empty() ? "INVALID" : build.ok ? "compiled" : "FAILED to compile";
     line << "  " << std::left << std::setw(36) << exercise << paint(verdict, build.ok ? Tone::good : Tone::bad, colour)
          << " in " << std::fixed << std::setprecision(1) << build.seconds << " s";
-    if (!build.invalid.empty()) line << "\n      " << build.invalid;
+    if (!build.invalid.empty()) line << "\n      " << shown(build.invalid);
     if (build.ok || !build.invalid.empty()) return line.str();
-    if (!build.failure.empty()) line << " (" << build.failure << ")";
-    std::istringstream output(build.output);
+    if (!build.failure.empty()) line << " (" << shown(build.failure) << ")";
+    // Cleaned first: a carriage return or an escape sequence cannot then hide or join lines.
+    std::istringstream output(harness::printable_text(build.output));
     std::string text;
-    std::size_t shown = 0, total = 0;
+    std::size_t lines_shown = 0, total = 0;
     while (std::getline(output, text)) {
         if (++total > compiler_lines_shown) continue;
-        if (text.size() > compiler_line_width) text = text.substr(0, compiler_line_width) + " ...";
-        line << "\n      " << text;
-        ++shown;
+        line << "\n      " << shown(text, compiler_line_width);
+        ++lines_shown;
     }
-    if (total > shown) line << "\n      ... " << total - shown << " more line(s) in the results file";
+    if (total > lines_shown) line << "\n      ... " << total - lines_shown << " more line(s) in the results file";
     return line.str();
 }
 
@@ -68,12 +79,13 @@ std::string progress_line(const CaseResult& r, std::size_t position, std::size_t
         if (t.fraction_of_copy > 0) line << " = " << 100 * t.fraction_of_copy << "% of copy";
         if (t.speedup_vs_cpu > 0) line << "; " << std::setprecision(0) << t.speedup_vs_cpu << "x one CPU thread";
     } else if (r.status != CaseStatus::pass) {
-        line << "   " << r.summary;
+        line << "   " << shown(r.summary);
     }
     // The first few findings, so a student sees what went wrong (or, on a passing speed case, what
     // the grader did not take as reported) without opening the JSON.
-    for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k) line << "\n" << std::string(12, ' ') << r.findings[k];
-    if (r.status != CaseStatus::pass) line << "\n" << std::string(12, ' ') << "rerun: " << r.reproduce;
+    for (std::size_t k = 0; k < r.findings.size() && k < 4; ++k)
+        line << "\n" << std::string(12, ' ') << shown(r.findings[k]);
+    if (r.status != CaseStatus::pass) line << "\n" << std::string(12, ' ') << "rerun: " << shown(r.reproduce);
     return line.str();
 }
 
@@ -102,8 +114,8 @@ void CaseProgress::finish()
         out_ << progress_line(held_, held_first_, total_, colour_) << "\n";
     } else {
         out_ << "  [" << held_first_ << "-" << held_first_ + held_count_ - 1 << "/" << total_ << "] " << held_count_
-             << " cases " << paint("not_run", Tone::partial, colour_) << "   " << held_.summary << "\n"
-             << std::string(12, ' ') << "rerun the first: " << held_.reproduce << "\n";
+             << " cases " << paint("not_run", Tone::partial, colour_) << "   " << shown(held_.summary) << "\n"
+             << std::string(12, ' ') << "rerun the first: " << shown(held_.reproduce) << "\n";
     }
     out_ << std::flush;
     held_count_ = 0;

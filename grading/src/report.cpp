@@ -2,12 +2,14 @@
 
 #include "grading/console.hpp"
 #include "harness/cases.hpp"
+#include "harness/text.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <stdexcept>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -77,6 +79,35 @@ nlohmann::json case_json(const CaseResult& c)
     return j;
 }
 
+// Every string and key of `j` made valid_text (harness/text.hpp): text from a submission is cleaned
+// where it enters, and this is the results' last line of defence, so that a byte that slipped
+// past (a file name, a message a later change forgot) costs nothing but itself. Iterative: how deep
+// `j` is does not matter.
+void make_valid(nlohmann::json& j)
+{
+    std::vector<nlohmann::json*> pending = {&j};
+    while (!pending.empty()) {
+        nlohmann::json& value = *pending.back();
+        pending.pop_back();
+        if (value.is_string()) {
+            std::string& text = value.get_ref<std::string&>();
+            if (std::string clean = harness::valid_text(text); clean != text) text = std::move(clean);
+        } else if (value.is_object()) {
+            bool keys_valid = true;
+            for (const auto& item : value.items())
+                keys_valid = keys_valid && harness::valid_text(item.key()) == item.key();
+            if (!keys_valid) {
+                nlohmann::json renamed = nlohmann::json::object();
+                for (auto& [key, member] : value.items()) renamed[harness::valid_text(key)] = std::move(member);
+                value = std::move(renamed);
+            }
+            for (auto& member : value) pending.push_back(&member);
+        } else if (value.is_array()) {
+            for (auto& element : value) pending.push_back(&element);
+        }
+    }
+}
+
 std::string fixed(double value, int precision)
 {
     std::ostringstream s;
@@ -108,18 +139,27 @@ nlohmann::json to_json(const GradeReport& report)
                              {"started_seconds", e.started_seconds},
                              {"cases", cases}});
     }
-    return {{"schema_version", results_schema_version},
-            {"grader_version", report.grader_version},
-            {"started_at", report.started_at},
-            {"submission", report.submission},
-            {"device", report.device},
-            {"compute_capability", report.compute_capability},
-            {"calibration", report.calibration},
-            {"sandbox", report.sandbox},
-            {"points", report.points},
-            {"max_points", report.max_points},
-            {"seconds", report.seconds},
-            {"exercises", exercises}};
+    nlohmann::json results = {{"schema_version", results_schema_version},
+                              {"grader_version", report.grader_version},
+                              {"started_at", report.started_at},
+                              {"submission", report.submission},
+                              {"device", report.device},
+                              {"compute_capability", report.compute_capability},
+                              {"calibration", report.calibration},
+                              {"sandbox", report.sandbox},
+                              {"points", report.points},
+                              {"max_points", report.max_points},
+                              {"seconds", report.seconds},
+                              {"exercises", exercises}};
+    make_valid(results);
+    return results;
+}
+
+std::string to_json_text(const GradeReport& report)
+{
+    // Replace, not throw, as the other formats do (formats/write.cpp): to_json made every string
+    // valid already, this holds even where it did not.
+    return to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void print_summary_table(const GradeReport& report, std::ostream& out, bool colour)
@@ -150,8 +190,9 @@ void print_summary_table(const GradeReport& report, std::ostream& out, bool colo
     out << std::left << std::setw(61) << "total" << std::right << std::setw(13)
         << (fixed(report.points, 2) + "/" + fixed(report.max_points, 0)) << "\n";
     out << "device: "
-        << (report.device.empty() ? "(none used)"
-                                  : report.device + " (compute capability " + report.compute_capability + ")")
+        << (report.device.empty()
+                ? "(none used)"
+                : harness::printable_text(report.device + " (compute capability " + report.compute_capability + ")"))
         << "; wall time " << fixed(report.seconds, 1) << " s\n";
 }
 

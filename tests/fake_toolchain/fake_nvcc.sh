@@ -10,6 +10,8 @@
 #       // FAKE_RUNNER: <behaviour>       what the linked runner does (fake_runner.cpp; default correct)
 #       // FAKE_DEFINES: sym [weak:sym]   global functions the object defines (raw symbol names)
 #       // FAKE_INCLUDES: path ...        more files in the dependency list; @ROOT@ is this root
+#       FAKE_COMPILER_NOISE               a warning with bytes that are not UTF-8 and terminal control
+#                                         sequences (as `#warning` with such bytes), then goes on
 #       FAKE_COMPILE_ERROR                fails like a syntax error
 #       FAKE_COMPILER_HANG                never finishes
 #       FAKE_COMPILE_SLOW                 takes 8 s
@@ -57,6 +59,9 @@ fi
 
 if [ -z "$src" ] || [ -z "$out" ]; then echo "fake nvcc: compile needs -o and a .cu source" >&2; exit 2; fi
 if [ ! -r "$src" ]; then echo "fake nvcc: cannot read $src" >&2; exit 1; fi
+if grep -q FAKE_COMPILER_NOISE "$src"; then
+  printf '%s(1): warning: #warning \377\376 not UTF-8 \033[2J\033]0;owned\007 \302\2332J title\r overwritten\n' "$src" >&2
+fi
 if grep -q FAKE_COMPILE_ERROR "$src"; then
   echo "$src(3): error: expected a \";\"" >&2
   echo "1 error detected in the compilation of \"$src\"." >&2

@@ -25,7 +25,10 @@
 //   setsid and sleeps forever) | slow_start (sleeps 3 s before its hello) | exits_at_start (exit code
 //   1 before its hello, as a static initializer or a sandbox that cannot fork would) | slow_host
 //   (says on stderr when a case is loaded, has run and is sent, and spends 8 s between the last two,
-//   as the host's checks of a large case do)
+//   as the host's checks of a large case do) | hostile_text (prints bytes that are not UTF-8 and
+//   terminal control sequences on stdout and stderr before its hello, and answers every run_case with
+//   a cuda_error whose strings hold such sequences) | deep_json (answers every run_case with case_ran,
+//   then a cuda_error frame written by hand whose meta nests 500,000 arrays, under the meta's 1 MiB)
 // Behaviours of timed batches (all others run them like `correct`):
 //   too_fast (correct outputs without sleeping) | slow_kernel (correct, 50 ms a repetition) |
 //   cached_replay (every batch after the first of a mapping writes the first one's outputs, wrong
@@ -44,6 +47,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -135,6 +139,32 @@ void send_cuda_error(ChannelWriter& channel, int index, const std::string& phase
 {
     channel.send(MessageType::cuda_error,
                  {{"case", index}, {"phase", phase}, {"error", error}, {"message", error + " (" + description + ")"}});
+}
+
+// What hostile_text prints: a byte that is not UTF-8, a screen clear, a window title (OSC), an 8-bit
+// CSI (U+009B), a reset (ESC c) and a carriage return that would overwrite the line.
+constexpr const char* hostile_bytes =
+    "fake_runner: \xff\xfe not UTF-8 \x1b[2J\x1b]0;owned\x07 \xc2\x9b"
+    "31m8-bit\x1b"
+    "c reset\r overwritten\n";
+
+// deep_json: a cuda_error frame whose meta is 500,000 arrays deep (its header spelled out, as a
+// submission writing to the channel's descriptor would).
+void send_deep_json(int index)
+{
+    const std::string meta = R"({"case":)" + std::to_string(index) + R"(,"phase":"launch","error":"x","deep":)" +
+                             std::string(500'000, '[') + std::string(500'000, ']') + "}";
+    struct {
+        std::uint32_t magic, type;
+        std::uint64_t meta_bytes, blob_bytes;
+    } header{0x47524452, static_cast<std::uint32_t>(MessageType::cuda_error), meta.size(), 0};
+    std::string frame(reinterpret_cast<const char*>(&header), sizeof header);
+    frame += meta;
+    for (std::size_t done = 0; done < frame.size();) {
+        const ssize_t n = ::write(child_channel_fd, frame.data() + done, frame.size() - done);
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
 }
 
 int at(const std::string& behaviour, const std::string& prefix)
@@ -561,6 +591,20 @@ std::optional<int> run_case(Worker& w, const Message& command)
                         "an illegal memory access was encountered");
         return 3;
     }
+    if (behaviour == "hostile_text") {
+        w.channel.send(MessageType::cuda_error, {{"case", index},
+                                                 {"phase", "launch\x1b[2J"},
+                                                 {"error", "cudaErrorIllegalAddress\x1b]0;owned\x07"},
+                                                 {"message",
+                                                  "\xff not UTF-8, \x1b[31mred\x1b[0m, \xc2\x9b"
+                                                  "2J 8-bit CSI,\r overwritten"}});
+        return 3;
+    }
+    if (behaviour == "deep_json") {
+        w.channel.send(MessageType::case_ran, {{"case", index}});
+        send_deep_json(index);
+        return 3;
+    }
     if (index == at(behaviour, "out_of_memory_at:")) {
         send_cuda_error(w.channel, index, "timing", "cudaErrorMemoryAllocation", "out of memory");
         return 3;
@@ -624,6 +668,10 @@ int worker_main(const Exercise& exercise)
     ChannelReader commands(child_command_fd);
     if (w.behaviour == "slow_start") std::this_thread::sleep_for(std::chrono::seconds(3));
     if (w.behaviour == "exits_at_start") return 1;
+    if (w.behaviour == "hostile_text") {
+        std::cout << hostile_bytes << std::flush;
+        std::cerr << hostile_bytes << std::flush;
+    }
     try {
         w.channel.send(MessageType::hello,
                        {{"exercise", exercise.name}, {"launcher_found", w.behaviour != "no_launcher"}});

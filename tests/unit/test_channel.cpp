@@ -9,9 +9,11 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "channel_frames.hpp"
 #include "harness/channel.hpp"
 #include "harness/process.hpp"
 
@@ -93,6 +95,7 @@ TEST_CASE("a 64 MiB blob arrives whole and in order")
     const std::size_t bytes = 64u << 20;
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), std::to_string(bytes)});
     ChannelReader reader(child.channel_fd());
+    reader.set_max_blob_bytes(bytes);
     Message message;
 
     REQUIRE(reader.receive(message, Clock::now() + 20s) == ChannelReader::Result::message);
@@ -161,6 +164,7 @@ TEST_CASE("a deadline in the middle of a message loses nothing")
     const std::size_t bytes = 4u << 20;  // half of it is more than a pipe holds
     harness::Child child = spawn_peer({fixture("fixture_channel_peer"), std::to_string(bytes), "split"});
     ChannelReader reader(child.channel_fd());
+    reader.set_max_blob_bytes(bytes);
     Message message;
     REQUIRE(reader.receive(message, Clock::now() + 10s) == ChannelReader::Result::message);
     CHECK(message.type == MessageType::hello);
@@ -203,6 +207,7 @@ TEST_CASE("round trip through a pipe in this process")
     pipe.close_write();
 
     ChannelReader reader(pipe.read_end);
+    reader.set_max_blob_bytes(sizeof samples);
     Message message;
     REQUIRE(reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::message);
     CHECK(message.type == MessageType::case_output);
@@ -213,6 +218,7 @@ TEST_CASE("round trip through a pipe in this process")
     REQUIRE(reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::message);
     CHECK(message.type == MessageType::cuda_error);
     CHECK(message.meta["case"] == "n=1");
+    CHECK(message.meta["message"] == "bad \xEF\xBF\xBD byte");  // the writer replaced the byte
     CHECK(reader.receive(message, Clock::now() + 5s) == ChannelReader::Result::end_of_stream);
 }
 
@@ -342,4 +348,68 @@ TEST_CASE("a descriptor crosses a Unix socket; a message with none or several gi
     }
     for (int fd : {pair[0], pair[1], pipe_ends[0], pipe_ends[1]})
         if (fd >= 0) ::close(fd);
+}
+
+TEST_CASE("a blob the reader was not told to expect is malformed, and its announced size is never allocated")
+{
+    using channel_frames::first_result;
+    using channel_frames::raw_frame;
+    const auto hello = static_cast<std::uint32_t>(MessageType::hello);
+    rusage before{};
+    ::getrusage(RUSAGE_SELF, &before);
+    // Before hello, as a static initializer could send it: 1 GiB announced, 8 GiB, the largest size.
+    for (const std::uint64_t announced : {1ull << 30, 8ull << 30, ~0ull})
+        CHECK(first_result(raw_frame(hello, 2, announced, "{}")) == ChannelReader::Result::malformed);
+    rusage after{};
+    ::getrusage(RUSAGE_SELF, &after);
+    CHECK(after.ru_maxrss - before.ru_maxrss < 256 * 1024);  // KiB: nothing near the gigabyte was taken
+    // One byte more than allowed is malformed too; within the limit it arrives.
+    CHECK(first_result(raw_frame(hello, 2, 1, "{}x")) == ChannelReader::Result::malformed);
+    CHECK(first_result(raw_frame(hello, 2, 17, "{}" + std::string(17, 'x')), 16) == ChannelReader::Result::malformed);
+    CHECK(first_result(raw_frame(hello, 2, 16, "{}" + std::string(16, 'x')), 16) == ChannelReader::Result::message);
+}
+
+TEST_CASE("JSON nested deeper than max_meta_depth is malformed; as deep as that, it is a message")
+{
+    using channel_frames::first_result;
+    using channel_frames::frame;
+    using channel_frames::nested_arrays;
+    CHECK(first_result(frame(MessageType::hello, nested_arrays(harness::max_meta_depth))) ==
+          ChannelReader::Result::message);
+    CHECK(first_result(frame(MessageType::hello, nested_arrays(harness::max_meta_depth + 1))) ==
+          ChannelReader::Result::malformed);
+    std::string objects;
+    for (int k = 0; k <= harness::max_meta_depth; ++k) objects += "{\"a\":";
+    objects += "1" + std::string(harness::max_meta_depth + 1, '}');
+    CHECK(first_result(frame(MessageType::hello, objects)) == ChannelReader::Result::malformed);
+    // Half a million arrays deep (under the meta's 1 MiB), inside an error's meta: copying or printing
+    // it would overflow the grader's stack; it is refused as it is read.
+    const std::string deep = "{\"case\":0,\"error\":\"x\",\"deep\":" + nested_arrays(500'000) + "}";
+    REQUIRE(deep.size() < (1u << 20));
+    const auto start = Clock::now();
+    CHECK(first_result(frame(MessageType::cuda_error, deep)) == ChannelReader::Result::malformed);
+    CHECK(Clock::now() - start < 5s);
+}
+
+TEST_CASE("a message's strings arrive as valid_text, cut to their limit; a key that is not plain text is malformed")
+{
+    using channel_frames::first_result;
+    using channel_frames::frame;
+    using channel_frames::receive_all;
+    // JSON escapes for a terminal's controls: a title (OSC), a colour (CSI), an 8-bit CSI, a NUL.
+    const auto received =
+        receive_all(frame(MessageType::cuda_error,
+                          R"({"case":1,"message":"\u001b]0;owned\u0007red \u001b[31mX\u009b2J\u0000.","long":")" +
+                              std::string(3 * harness::max_meta_string_bytes, 'y') + "\"}"));
+    REQUIRE(received.messages.size() == 1);
+    const nlohmann::json& meta = received.messages[0].meta;
+    CHECK(meta.at("message") == "red X\xEF\xBF\xBD.");
+    CHECK(meta.at("long").get<std::string>().size() == harness::max_meta_string_bytes);
+    CHECK(meta.at("case") == 1);
+
+    CHECK(first_result(frame(MessageType::hello, R"({"\u001b[2J":1})")) == ChannelReader::Result::malformed);
+    CHECK(first_result(frame(MessageType::hello, "{\"" + std::string(harness::max_meta_key_bytes + 1, 'k') +
+                                                     "\":1}")) == ChannelReader::Result::malformed);
+    // Bytes that are not UTF-8 inside a string are not JSON at all.
+    CHECK(first_result(frame(MessageType::hello, "{\"message\":\"\xff\"}")) == ChannelReader::Result::malformed);
 }

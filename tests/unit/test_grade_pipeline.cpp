@@ -539,3 +539,51 @@ TEST_CASE("an exercise starts as soon as its own file is built, while the others
     CHECK(run.output.find("scan_kogge_stone (") > quick_built);
     CHECK(run.output.find("scan_kogge_stone (") < slow_built);
 }
+
+TEST_CASE("bytes that are not UTF-8, terminal controls and deep JSON from a submission cost only its own case")
+{
+    const std::string replaced = "\xEF\xBF\xBD";
+    auto clean = [](const std::string& text) {
+        return text.find('\x1B') == std::string::npos && text.find("\xC2\x9B") == std::string::npos &&
+               text.find("owned") == std::string::npos;
+    };
+    // Compiler warnings and program output of bytes that are not UTF-8 and escape sequences, then a
+    // CUDA error whose strings hold more. (grade_fake parses results.json, strict about UTF-8.)
+    const GradeRun hostile =
+        grade_fake("hostile_text", {{"scan_kogge_stone", "// FAKE_RUNNER: hostile_text\nFAKE_COMPILER_NOISE"}},
+                   {"--exercise", "scan_kogge_stone", "--case", "n=1025/int"});
+    CHECK(hostile.exit_code == 1);
+    const json& ks = exercise(hostile, "scan_kogge_stone");
+    CHECK(ks.at("status") == "graded");
+    const json& failed = ks.at("cases").at(0);
+    CHECK(failed.at("status") == "cuda_error");
+    CHECK(failed.at("summary") == "cudaErrorIllegalAddress during launch");
+    CHECK(failed.at("findings").at(0).get<std::string>().find("not UTF-8, red,  8-bit CSI,\r overwritten") !=
+          std::string::npos);
+    CHECK(clean(failed.at("detail").dump()));
+    const std::string printed = ks.at("runner_output");
+    CHECK(printed.find(replaced + replaced + " not UTF-8  8-bit reset\r overwritten") != std::string::npos);
+    CHECK(clean(printed));
+    CHECK(clean(ks.at("compile_output")));
+    // The console: the finding cleaned, no carriage return of the submission's (not a terminal: no
+    // colour either, so no escape sequence at all).
+    CHECK(hostile.output.find("not UTF-8, red,  8-bit CSI,\n overwritten") != std::string::npos);
+    CHECK(clean(hostile.output));
+    CHECK(hostile.output.find('\r') == std::string::npos);
+
+    // A message 500,000 arrays deep (copied, it would overflow the grader's stack).
+    const GradeRun deep = grade_fake("deep_json", {{"scan_brent_kung", "// FAKE_RUNNER: deep_json"}},
+                                     {"--exercise", "scan_brent_kung", "--case", "n=1025/int"});
+    CHECK(exercise(deep, "scan_brent_kung").at("status") == "graded");
+    CHECK(exercise(deep, "scan_brent_kung").at("cases").at(0).at("status") == "protocol_error");
+
+    // The noisy warning in a compile error, which the console shows under the build's line.
+    const GradeRun noisy =
+        grade_fake("noisy_compile", {{"scan_hierarchical", "FAKE_COMPILER_NOISE\nFAKE_COMPILE_ERROR"}},
+                   {"--exercise", "scan_hierarchical"});
+    CHECK(exercise(noisy, "scan_hierarchical").at("status") == "compile_error");
+    CHECK(clean(exercise(noisy, "scan_hierarchical").at("compile_output")));
+    CHECK(noisy.output.find("warning: #warning " + replaced + replaced + " not UTF-8   title\n") != std::string::npos);
+    CHECK(clean(noisy.output));
+    CHECK(noisy.output.find('\r') == std::string::npos);
+}

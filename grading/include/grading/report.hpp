@@ -10,7 +10,11 @@
 
 namespace grading {
 
+// Every string in it is valid UTF-8 (harness::valid_text), whatever bytes the report holds.
 nlohmann::json to_json(const GradeReport& report);
+// results.json's text: to_json(report), two spaces of indentation, a final line feed. Never throws
+// on a byte that is not UTF-8 (it would be U+FFFD).
+std::string to_json_text(const GradeReport& report);
 // `colour`: status words in colour (console.hpp), for a terminal.
 void print_summary_table(const GradeReport& report, std::ostream& out, bool colour = false);
 

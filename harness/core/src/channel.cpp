@@ -11,6 +11,8 @@
 // on with that message, so nothing is lost.
 #include "harness/channel.hpp"
 
+#include "harness/text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -153,6 +155,34 @@ Header header_of(const std::vector<std::uint8_t>& frame)
     return header;
 }
 
+struct Refused {};  // thrown by the parse's callback: the meta is not what a peer of the grader sends
+
+// A message's meta as the reader keeps it, or a discarded value: JSON nested at most
+// max_meta_depth deep (nlohmann::json copies and prints recursively: one nested deeper than the
+// stack holds would crash the grader), keys of at most max_meta_key_bytes that valid_text keeps
+// as they are, every string as valid_text (harness/text.hpp) of at most max_meta_string_bytes.
+nlohmann::json parse_meta(const std::uint8_t* begin, const std::uint8_t* end)
+{
+    using Event = nlohmann::json::parse_event_t;
+    const auto limits = [](int depth, Event event, nlohmann::json& parsed) {
+        if ((event == Event::object_start || event == Event::array_start) && depth >= max_meta_depth) throw Refused{};
+        if (event == Event::key) {
+            const auto& key = parsed.get_ref<const std::string&>();
+            if (key.size() > max_meta_key_bytes || valid_text(key) != key) throw Refused{};
+        }
+        if (event == Event::value && parsed.is_string()) {
+            auto& text = parsed.get_ref<std::string&>();
+            text = std::string(utf8_prefix(valid_text(text), max_meta_string_bytes));
+        }
+        return true;
+    };
+    try {
+        return nlohmann::json::parse(begin, end, limits, false);
+    } catch (const Refused&) {
+        return nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+}
+
 }  // namespace
 
 void ChannelWriter::send(MessageType type, const nlohmann::json& meta, const void* blob, std::size_t blob_bytes)
@@ -216,7 +246,7 @@ ChannelReader::Result ChannelReader::receive(Message& out, Clock::time_point dea
 
     Header header = header_of(frame_);
     const std::uint8_t* meta_text = frame_.data() + sizeof(Header);
-    nlohmann::json meta = nlohmann::json::parse(meta_text, meta_text + header.meta_bytes, nullptr, false);
+    nlohmann::json meta = parse_meta(meta_text, meta_text + header.meta_bytes);
     if (meta.is_discarded()) return give_up();
 
     out.type = static_cast<MessageType>(header.type);

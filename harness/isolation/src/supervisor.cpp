@@ -15,6 +15,18 @@ double seconds_since(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// What the grader keeps of a runner's cuda_error or exception message: the fields it reports, each
+// of the type it reads (its strings were made valid and bounded as they arrived, harness/channel.hpp),
+// and nothing else of whatever else the runner put in it.
+nlohmann::json reported_error(const nlohmann::json& meta)
+{
+    nlohmann::json kept = nlohmann::json::object();
+    for (const char* key : {"phase", "error", "type", "message"})
+        if (const auto field = meta.find(key); field != meta.end() && field->is_string()) kept[key] = *field;
+    if (const auto field = meta.find("case"); field != meta.end() && field->is_number_integer()) kept["case"] = *field;
+    return kept;
+}
+
 // Why a conversation ended before the grader was done with it.
 struct Ended {
     enum class Why { cuda_error, exception, closed, timed_out, violation } why;
@@ -41,8 +53,11 @@ public:
         try {
             deadline_ = std::min(Clock::now() + limits_.startup_limit, budget_end_);
             const Message hello = expect(answers, MessageType::hello);
+            const auto found = hello.meta.find("launcher_found");
+            if (found != hello.meta.end() && !found->is_boolean())
+                throw Ended{Ended::Why::violation, "a hello that the runner never sends", {}};
             said_hello_ = true;
-            run_.launcher_found = hello.meta.value("launcher_found", false);
+            run_.launcher_found = found != hello.meta.end() && found->get<bool>();
             if (!run_.launcher_found) return;
             while (!pending_.empty()) run_case(commands, answers);
             deadline_ = Clock::now() + std::chrono::seconds(5);
@@ -80,14 +95,16 @@ private:
             gpu_ = request_.gpu_lock->hold(false);
             waited_for_gpu(gpu_.waited);
         }
-        // An output is the case's elements with guard zones, three buffers' worth at most; a header
-        // announcing more is malformed rather than an allocation the grader makes.
-        answers.set_max_blob_bytes(
-            8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
         send(commands, MessageType::run_case, {{"case", c.index}});
         expect_case(answers, MessageType::case_ran, c.index);
         gpu_ = {};  // the runner's checks and the output's transfer are the host's work again
+        // An output is the case's elements with guard zones, three buffers' worth at most; a header
+        // announcing more is malformed rather than an allocation the grader makes. No other
+        // answer carries a blob.
+        answers.set_max_blob_bytes(
+            8 * static_cast<std::uint64_t>(std::max<std::int64_t>(c.elements, 1) + 8 * guard_elements));
         current_->output = expect(answers, MessageType::case_output);
+        answers.set_max_blob_bytes(0);
         if (!current_->output->meta.contains("case") || current_->output->meta.at("case") != c.index)
             throw Ended{Ended::Why::violation, "an output for another case", {}};
         current_->outcome = CaseRun::Outcome::output;
@@ -99,7 +116,9 @@ private:
     void expect_case(ChannelReader& answers, MessageType type, int index)
     {
         const Message answer = expect(answers, type);
-        if (answer.meta.value("case", -1) != index) throw Ended{Ended::Why::violation, "an answer for another case", {}};
+        const auto named = answer.meta.find("case");
+        if (named == answer.meta.end() || *named != index)
+            throw Ended{Ended::Why::violation, "an answer for another case", {}};
     }
 
     // The submission's runner as the timing drives it (harness/timed_worker.hpp). Time spent outside
@@ -207,9 +226,9 @@ private:
                 throw Ended{Ended::Why::violation, "data that the runner never sends", {}};
         }
         if (message.type == MessageType::cuda_error && message.meta.is_object())
-            throw Ended{Ended::Why::cuda_error, {}, message.meta};
+            throw Ended{Ended::Why::cuda_error, {}, reported_error(message.meta)};
         if (message.type == MessageType::exception && message.meta.is_object())
-            throw Ended{Ended::Why::exception, {}, message.meta};
+            throw Ended{Ended::Why::exception, {}, reported_error(message.meta)};
         if (message.type != type || !message.meta.is_object())
             throw Ended{Ended::Why::violation, "a message that does not answer the grader's command", {}};
         return message;

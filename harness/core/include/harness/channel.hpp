@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -70,6 +71,14 @@ enum class MessageType : std::uint32_t {
 // the next message without sleeping: longer than a batch's window, so that no wake-up is timed.
 constexpr std::chrono::microseconds batch_spin{20'000};
 
+// What a reader takes in a message's meta (JSON text of at most 1 MiB); anything beyond makes the
+// message malformed, but strings, which are cut to their limit. Each string is made valid_text
+// (harness/text.hpp) as it is read: no control sequence of a submission's reaches a report or a
+// terminal through a message.
+constexpr int max_meta_depth = 64;                   // arrays and objects nested in one another
+constexpr std::size_t max_meta_key_bytes = 256;      // an object's key (the protocol's are short names)
+constexpr std::size_t max_meta_string_bytes = 4096;  // a string value, cut at a character's boundary
+
 struct Message {
     MessageType type{};
     nlohmann::json meta;
@@ -93,8 +102,11 @@ public:
     explicit ChannelReader(int fd) : fd_(fd) {}
     enum class Result { message, end_of_stream, timed_out, malformed };
     // Waits for one whole message until `deadline`. A header with a bad magic or absurd sizes
-    // (meta over 1 MiB, blob over `max_blob_bytes`) is `malformed`; the reader is then unusable.
+    // (meta over 1 MiB, blob over `max_blob_bytes`), or a meta that is not JSON within the limits
+    // above, is `malformed`; the reader is then unusable.
     Result receive(Message& out, std::chrono::steady_clock::time_point deadline);
+    // The largest blob the next messages may carry; the blob's memory is taken when its header
+    // arrives, so a reader allows one only where it expects one of a known size (a case's output).
     void set_max_blob_bytes(std::uint64_t bytes) { max_blob_bytes_ = bytes; }
     // Each receive() waits without sleeping for up to `spin` before it sleeps: where the answer is
     // inside a timed batch's window, the microseconds a sleeping thread takes to wake are timed too.
@@ -102,7 +114,7 @@ public:
 
 private:
     int fd_;
-    std::uint64_t max_blob_bytes_ = 8ull << 30;
+    std::uint64_t max_blob_bytes_ = 0;  // no blob unless asked for
     std::chrono::microseconds spin_{0};
     // The message in progress when a deadline passed mid-message; the next receive() resumes it.
     std::vector<std::uint8_t> frame_;  // header, then header + meta once the header is known
