@@ -184,6 +184,21 @@ TEST_CASE("bounded output: fallocate cannot reserve past the limit; the output i
     CHECK(output.text().substr(0, 5) == "start");
     CHECK(output.text().substr(300006) == "end");
 
+    // The file has the output while the child runs, not only once it has ended.
+    options.argv = {"sh", "-c", "echo first; read line <&3; echo second"};
+    options.create_channel = true;
+    Child running = Child::spawn(options);
+    bool seen = false;
+    for (const auto give_up = Clock::now() + 60s; !seen && Clock::now() < give_up;) {
+        seen = output.text() == "first\n";
+        if (!seen) std::this_thread::sleep_for(10ms);
+    }
+    CHECK(seen);
+    REQUIRE(::write(running.command_fd(), "go\n", 3) == 3);
+    CHECK(running.wait_until(Clock::now() + 20s).ok());
+    CHECK(output.text() == "first\nsecond\n");
+    options.create_channel = false;
+
     // Without an output file, nothing is opened or copied.
     options.output_file.clear();
     options.argv = {"sh", "-c", "echo nowhere"};

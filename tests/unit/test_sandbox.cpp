@@ -426,7 +426,7 @@ TEST_CASE("a fork bomb in one sandbox does not stop another from starting")
 
     const ExitStatus ended = bomb.kill_and_reap();
     CHECK(ended.limit_reached == "the process limit of its process tree (64)");
-    // (The output reaches the log once the sandbox has ended.)
+    // (The log has the output as it grows, and all of it once the sandbox has ended.)
     CHECK(contains(harness::read_file_tail(logs.path + "/bomb.log", 4096), "then: EAGAIN"));
     read_channel(bomb.channel_fd(), "", Clock::now() + 60s, eof);
     CHECK(eof);  // every process of the bomb is gone

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <iterator>
 #include <mutex>
 #include <set>
+#include <vector>
 #include <stdexcept>
 #include <thread>
 
@@ -423,14 +425,16 @@ int private_tmpfs_file(std::uint64_t bytes, int& writer, int& reader)
     return error;
 }
 
-// Copies file `from` into `to` (empty), its holes kept as holes and its size as it is.
-void copy_output(int from, int to)
+// Copies file `from` into `to` from offset `start` to the end `from` has now, holes kept as holes;
+// returns where it got to (the end, unless the grader's disk is full). With `exact`, `to` then
+// takes `from`'s size too (a child may have shortened its output).
+off_t copy_output(int from, int to, off_t start, bool exact)
 {
     struct stat info {};
-    if (::fstat(from, &info) != 0) return;
+    if (::fstat(from, &info) != 0) return start;
     const off_t end = info.st_size;
     std::vector<char> buffer(64 * 1024);
-    for (off_t at = 0; at < end;) {
+    for (off_t at = start; at < end;) {
         const off_t data = ::lseek(from, at, SEEK_DATA);
         if (data < 0 || data >= end) break;
         off_t hole = ::lseek(from, data, SEEK_HOLE);
@@ -439,18 +443,19 @@ void copy_output(int from, int to)
             const auto want = static_cast<std::size_t>(std::min<off_t>(static_cast<off_t>(buffer.size()), hole - position));
             const ssize_t got = ::pread(from, buffer.data(), want, position);
             if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) return;
+            if (got <= 0) return position;
             for (ssize_t put = 0; put < got;) {
                 const ssize_t written = ::pwrite(to, buffer.data() + put, static_cast<std::size_t>(got - put), position + put);
                 if (written < 0 && errno == EINTR) continue;
-                if (written <= 0) return;  // the grader's disk is full: what was copied stays
+                if (written <= 0) return position + put;  // the grader's disk is full: what was copied stays
                 put += written;
             }
             position += got;
         }
         at = hole;
     }
-    if (::ftruncate(to, end) != 0) return;
+    if (exact && ::ftruncate(to, end) != 0) {}  // best effort, as the copy
+    return end;
 }
 
 }  // namespace
@@ -459,16 +464,76 @@ void copy_output(int from, int to)
 struct ChildBounds {
     std::unique_ptr<TreeGroup> group;
     int writer = -1;       // the child's output on its own tmpfs (the grader closes it after fork)
-    int reader = -1;       // the same file, read back once the child is reaped
+    int reader = -1;       // the same file, read back while the child runs and once it is reaped
     int destination = -1;  // output_file
+    off_t mirrored = 0;    // how much of the output the destination has while the child runs
+    bool live = false;     // in the mirror's list
     ChildBounds() = default;
     ChildBounds(const ChildBounds&) = delete;
     ChildBounds& operator=(const ChildBounds&) = delete;
-    ~ChildBounds()
-    {
-        for (int fd : {writer, reader, destination}) close_quietly(fd);
-    }
+    ~ChildBounds();
 };
+
+namespace {
+
+// Copies the bounded output of every running child into its file as it grows (every 50 ms), so
+// that a log can be read while its child runs, as when the child wrote it directly; the copy at
+// reap is the exact one. One thread for the process, started with the first such child; never
+// destroyed, as the thread may outlive main.
+class OutputMirror {
+public:
+    static OutputMirror& get()
+    {
+        static OutputMirror* mirror = new OutputMirror;
+        return *mirror;
+    }
+    void add(ChildBounds& bounds)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!started_) {
+            try {
+                std::thread([this] { run(); }).detach();
+                started_ = true;
+            } catch (const std::exception&) {
+                return;  // no mirror: the output reaches its file at reap only
+            }
+        }
+        live_.push_back(&bounds);
+        bounds.live = true;
+        wake_.notify_one();
+    }
+    // Once this returns, the thread is not copying `bounds` and never will again.
+    void remove(ChildBounds& bounds)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        live_.erase(std::remove(live_.begin(), live_.end(), &bounds), live_.end());
+        bounds.live = false;
+    }
+
+private:
+    [[noreturn]] void run()
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [&] { return !live_.empty(); });
+            for (ChildBounds* bounds : live_)
+                bounds->mirrored = copy_output(bounds->reader, bounds->destination, bounds->mirrored, false);
+            wake_.wait_for(lock, std::chrono::milliseconds(50));
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::vector<ChildBounds*> live_;
+    bool started_ = false;
+};
+
+}  // namespace
+
+ChildBounds::~ChildBounds()
+{
+    if (live) OutputMirror::get().remove(*this);
+    for (int fd : {writer, reader, destination}) close_quietly(fd);
+}
 
 namespace {
 
@@ -682,6 +747,8 @@ Child Child::spawn(const SpawnOptions& options)
     if (bounds->reader < 0) {  // the child writes straight into the destination: nothing to copy
         close_quietly(bounds->destination);
         bounds->destination = -1;
+    } else {
+        OutputMirror::get().add(*bounds);
     }
 
     Child child;
@@ -797,7 +864,8 @@ void Child::settle_bounds()
                 "the process limit of its process tree (" + std::to_string(bounds_->group->max_processes()) + ")";
         bounds_->group.reset();
     }
-    if (bounds_->reader >= 0 && bounds_->destination >= 0) copy_output(bounds_->reader, bounds_->destination);
+    if (bounds_->live) OutputMirror::get().remove(*bounds_);
+    if (bounds_->reader >= 0 && bounds_->destination >= 0) copy_output(bounds_->reader, bounds_->destination, 0, true);
     bounds_.reset();
 }
 

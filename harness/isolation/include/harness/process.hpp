@@ -77,10 +77,11 @@ struct SpawnOptions {
     // code 128 + N: such a code is then reported as Kind::signaled with signal N.
     bool exit_code_reports_signal = false;
     // The output goes to a file on a tmpfs of its own, of limits.max_file_bytes and mounted nowhere,
-    // and is copied into output_file (opened by the grader at spawn, truncated) once the child is
-    // reaped: whatever the child does with its descriptors (fallocate, which RLIMIT_FSIZE does not
+    // and is copied into output_file (opened by the grader at spawn, truncated) as it grows (every
+    // 50 ms, by one thread of the grader's) and exactly once the child is reaped: whatever the child
+    // does with its descriptors (fallocate and the preallocation ioctls, which RLIMIT_FSIZE does not
     // bound, included) takes no more than that of memory, counted in its tree's memory limit, and
-    // writes no more than the output itself to the grader's disk. Where the machine cannot
+    // puts no more than the output itself on the grader's disk. Where the machine cannot
     // (output_bound_problem()), the output goes straight into output_file as without it.
     bool bounded_output = false;
 };
