@@ -228,14 +228,30 @@ TEST_CASE("what the tree left outside its process group dies with it")
     CHECK(reaches_end(child.channel_fd(), Clock::now() + 60s));
 }
 
-TEST_CASE("a group that cannot be joined or made is a failure to start, never a crash")
+TEST_CASE("a child that cannot start leaves no group behind")
 {
-    // An argv that cannot run, with tree limits: the group is made and removed again.
     harness::SpawnOptions options;
     options.argv = {"/nonexistent/program"};
     options.limits.tree_processes = 16;
     options.limits.tree_memory_bytes = 64u << 20;
     const ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 10s);
     CHECK(status.kind == ExitStatus::Kind::failed_to_start);
+    CHECK(own_sandbox_groups() == 0);
+}
+
+TEST_CASE("a group that cannot be made is a failure to start, and the channel ends at once")
+{
+    if (!can(harness::cgroup_support().processes)) return;
+    harness::SpawnOptions options;
+    options.argv = {fixture("fixture_exit_code"), "0"};
+    options.create_channel = true;
+    options.limits.tree_processes = 1'000'000'000;  // more than pids.max takes (EINVAL)
+    Child child = Child::spawn(options);
+    CHECK(child.pid() == -1);
+    const ExitStatus status = child.wait_until(Clock::now() + 10s);
+    CHECK(status.kind == ExitStatus::Kind::failed_to_start);
+    CHECK(contains(status.error, "control group"));
+    CHECK(contains(status.error, "pids.max"));
+    CHECK(reaches_end(child.channel_fd(), Clock::now() + 10s));
     CHECK(own_sandbox_groups() == 0);
 }

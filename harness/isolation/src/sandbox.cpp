@@ -14,6 +14,7 @@
 
 #include "harness/cgroup.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +23,6 @@
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
-
-#include <algorithm>
 
 #include <dirent.h>
 #include <fcntl.h>
