@@ -18,9 +18,9 @@
 #include <iterator>
 #include <mutex>
 #include <set>
-#include <vector>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <dirent.h>
 #include <fcntl.h>
