@@ -312,6 +312,13 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     report.started_at = utc_now();
     report.submission = options.submission;
     report.sandbox = options.sandbox ? options.sandbox->describe() : "none (--no-sandbox)";
+    if (options.sandbox) {
+        const harness::SandboxLimits limits = options.sandbox->limits();
+        report.sandbox_limits["enforced"] = limits.enforced;
+        for (const auto& [name, why] : limits.not_enforced) report.sandbox_limits["not_enforced"][name] = why;
+    } else {
+        report.sandbox_limits["not_enforced"]["sandbox"] = "none (--no-sandbox): submitted code runs as the grader";
+    }
     fs::create_directories(options.work_dir);
 
     const auto files = find_submission(options.submission, options.exercises);

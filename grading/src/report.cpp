@@ -147,6 +147,7 @@ nlohmann::json to_json(const GradeReport& report)
                               {"compute_capability", report.compute_capability},
                               {"calibration", report.calibration},
                               {"sandbox", report.sandbox},
+                              {"sandbox_limits", report.sandbox_limits},
                               {"points", report.points},
                               {"max_points", report.max_points},
                               {"seconds", report.seconds},

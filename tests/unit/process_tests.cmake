@@ -7,6 +7,11 @@ grader_add_unit_test(test_process SOURCES test_process.cpp LIBS harness TIMEOUT 
 target_compile_definitions(test_process PRIVATE "GRADER_FIXTURE_DIR=\"$<TARGET_FILE_DIR:fixture_hang>\"")
 add_dependencies(test_process ${_grader_fixtures})
 
+# Control groups per process tree: parsing everywhere, the limits themselves where the machine allows.
+grader_add_unit_test(test_cgroup SOURCES test_cgroup.cpp LIBS harness TIMEOUT 60)
+target_compile_definitions(test_cgroup PRIVATE "GRADER_FIXTURE_DIR=\"$<TARGET_FILE_DIR:fixture_hang>\"")
+add_dependencies(test_cgroup ${_grader_fixtures})
+
 grader_add_unit_test(test_channel SOURCES test_channel.cpp LIBS harness nlohmann_json::nlohmann_json TIMEOUT 60)
 target_compile_definitions(test_channel PRIVATE "GRADER_FIXTURE_DIR=\"$<TARGET_FILE_DIR:fixture_hang>\"")
 add_dependencies(test_channel ${_grader_fixtures})

@@ -91,6 +91,8 @@ const std::vector<Violation>& violations()
         {"minLength", [](json& d) { d["exercises"][0]["cases"][1]["label"] = ""; }, "/exercises/0/cases/1/label",
          "no fewer than 1 characters"},
         {"pattern", [](json& d) { d["started_at"] = "2026-11-22 01:00"; }, "/started_at", "'pattern'"},
+        {"sandbox limit names", [](json& d) { d["sandbox_limits"]["enforced"] = {"everything"}; },
+         "/sandbox_limits/enforced/0", "enum"},
         {"items",
          [](json& d) {
              d["exercises"][0]["library_use"] = {"cub", 3};

@@ -139,6 +139,72 @@ TEST_CASE("a child that prints without end is stopped by the file-size limit")
     CHECK(output.text().find("debug line 0: still going") != std::string::npos);
 }
 
+TEST_CASE("bounded output: fallocate cannot reserve past the limit; the output is copied back whole")
+{
+    if (!harness::output_bound_problem().empty()) {
+        MESSAGE("not checked: " << harness::output_bound_problem());
+        return;
+    }
+    TempFile output;
+    harness::SpawnOptions options;
+    // fallocate(1, KEEP_SIZE, 0, 64 MiB) on its own output: RLIMIT_FSIZE does not bound it.
+    options.argv = {fixture("fixture_sandbox_probe"), "fallocate", "1", std::to_string(64 << 20)};
+    options.output_file = output.path;
+    options.limits.max_file_bytes = 1 << 20;
+    options.bounded_output = true;
+    ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 20s);
+    CAPTURE(status.describe());
+    // Refused: no room on its tmpfs (ENOSPC), or past the file-size limit (SIGXFSZ, as tmpfs checks).
+    CHECK(((status.kind == ExitStatus::Kind::exited && status.code == 1 &&
+            output.text() == "fallocate failed: ENOSPC\n") ||
+           (status.kind == ExitStatus::Kind::signaled && status.signal == SIGXFSZ)));
+    struct stat info {};
+    REQUIRE(::stat(output.path.c_str(), &info) == 0);
+    CHECK(info.st_blocks * 512 < (1 << 20));
+    // Within the limit it works, and the grader's file holds only what was written.
+    options.argv = {fixture("fixture_sandbox_probe"), "fallocate", "1", std::to_string(256 << 10)};
+    CHECK(Child::spawn(options).wait_until(Clock::now() + 20s).ok());
+    CHECK(output.text() == "fallocate: ok\n");
+
+    // A flood still meets the file-size limit first (SIGXFSZ), and what it wrote is kept.
+    options.argv = {fixture("fixture_flood")};
+    status = Child::spawn(options).wait_until(Clock::now() + 20s);
+    CHECK(status.kind == ExitStatus::Kind::signaled);
+    CHECK(status.signal == SIGXFSZ);
+    const std::string text = output.text();
+    CHECK(text.size() == (1u << 20));
+    CHECK(text.find("debug line 0: still going") == 0);
+
+    // Holes stay holes, and the size is the child's (dd seeks from where stdout is).
+    options.argv = {"sh", "-c", "printf start; dd if=/dev/zero bs=1 count=1 seek=300000 status=none; printf end"};
+    CHECK(Child::spawn(options).wait_until(Clock::now() + 20s).ok());
+    REQUIRE(::stat(output.path.c_str(), &info) == 0);
+    CHECK(info.st_size == 300009);
+    CHECK(info.st_blocks * 512 < 300000);
+    CHECK(output.text().substr(0, 5) == "start");
+    CHECK(output.text().substr(300006) == "end");
+
+    // The file has the output while the child runs, not only once it has ended.
+    options.argv = {"sh", "-c", "echo first; read line <&3; echo second"};
+    options.create_channel = true;
+    Child running = Child::spawn(options);
+    bool seen = false;
+    for (const auto give_up = Clock::now() + 60s; !seen && Clock::now() < give_up;) {
+        seen = output.text() == "first\n";
+        if (!seen) std::this_thread::sleep_for(10ms);
+    }
+    CHECK(seen);
+    REQUIRE(::write(running.command_fd(), "go\n", 3) == 3);
+    CHECK(running.wait_until(Clock::now() + 20s).ok());
+    CHECK(output.text() == "first\nsecond\n");
+    options.create_channel = false;
+
+    // Without an output file, nothing is opened or copied.
+    options.output_file.clear();
+    options.argv = {"sh", "-c", "echo nowhere"};
+    CHECK(Child::spawn(options).wait_until(Clock::now() + 20s).ok());
+}
+
 TEST_CASE("a hang is killed at the deadline, grandchildren included")
 {
     TempFile output;
@@ -364,18 +430,22 @@ TEST_CASE("exit_code_reports_signal: a wrapper's 128 + N is signal N")
 
 TEST_CASE("the output file is never opened through a symbolic link")
 {
-    TempFile target;
-    std::ofstream(target.path) << "keep me";
-    const std::string link = target.path + ".link";
-    std::filesystem::create_symlink(target.path, link);
-    harness::SpawnOptions options;
-    options.argv = {"sh", "-c", "echo overwritten"};
-    options.output_file = link;
-    ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 10s);
-    ::unlink(link.c_str());
-    CHECK(status.kind == ExitStatus::Kind::failed_to_start);
-    CHECK(status.error.find("cannot open output file") != std::string::npos);
-    CHECK(target.text() == "keep me");
+    for (const bool bounded : {false, true}) {
+        CAPTURE(bounded);
+        TempFile target;
+        std::ofstream(target.path) << "keep me";
+        const std::string link = target.path + ".link";
+        std::filesystem::create_symlink(target.path, link);
+        harness::SpawnOptions options;
+        options.argv = {"sh", "-c", "echo overwritten"};
+        options.output_file = link;
+        options.bounded_output = bounded;
+        ExitStatus status = Child::spawn(options).wait_until(Clock::now() + 10s);
+        ::unlink(link.c_str());
+        CHECK(status.kind == ExitStatus::Kind::failed_to_start);
+        CHECK(status.error.find("cannot open output file") != std::string::npos);
+        CHECK(target.text() == "keep me");
+    }
 }
 
 TEST_CASE("run_command keeps the end of the output")

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/cgroup.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
 
@@ -375,8 +376,9 @@ TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies")
         WARN_MESSAGE(false, why);
         return;
     }
-    // The limit counts every process of the host uid (65534, or ours when we are not root), those
-    // of other tests running sandboxes meanwhile included: 64 more than it has now.
+    // The limit counts this sandbox's processes (a control group), or, without one, every process
+    // of the host uid (65534, or ours when we are not root), those of other tests running sandboxes
+    // meanwhile included: 64 more than that has now.
     const uid_t host_uid = runs_as_nobody() ? 65534 : ::getuid();
     const unsigned long limit = 64 + static_cast<unsigned long>(tasks_of(host_uid));
     SandboxPolicy policy = base_policy();
@@ -401,6 +403,129 @@ TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies")
     SpawnOptions after;
     after.argv = {fixture("fixture_exit_code"), "0"};
     CHECK(Child::spawn(after).wait_until(Clock::now() + 30s).ok());
+}
+
+TEST_CASE("a fork bomb in one sandbox does not stop another from starting")
+{
+    if (!sandbox->process_limit_per_sandbox()) {
+        MESSAGE("not run: the process limit is one pool for every sandbox here: " << harness::cgroup_support().why_not);
+        return;
+    }
+    // Both with the same limit: as RLIMIT_NPROC of one uid, the first would leave the second none.
+    SandboxPolicy policy = base_policy();
+    policy.limits.max_processes = 64;
+    TempDir logs;
+    Child bomb = Child::spawn(sandboxed(probe, {"fork_bomb", "100000", "stay"}, policy, logs.path + "/bomb.log", true));
+    bool eof = false;
+    REQUIRE(read_channel(bomb.channel_fd(), "bomb done\n", Clock::now() + 60s, eof) == "bomb done\n");
+
+    // While the bomb holds all its processes, another sandbox starts and forks.
+    Outcome beside = run_probe({"fork_bomb", "8"}, policy);
+    CHECK(beside.status.ok());
+    CHECK(beside.output == "forked 8, then: stopped at the maximum\n");
+
+    const ExitStatus ended = bomb.kill_and_reap();
+    CHECK(ended.limit_reached == "the process limit of its process tree (64)");
+    // (The log has the output as it grows, and all of it once the sandbox has ended.)
+    CHECK(contains(harness::read_file_tail(logs.path + "/bomb.log", 4096), "then: EAGAIN"));
+    read_channel(bomb.channel_fd(), "", Clock::now() + 60s, eof);
+    CHECK(eof);  // every process of the bomb is gone
+}
+
+TEST_CASE("fallocate on its own output cannot reserve past the file-size limit")
+{
+    if (!harness::output_bound_problem().empty()) {
+        MESSAGE("not run: " << harness::output_bound_problem());
+        return;
+    }
+    SandboxPolicy policy = base_policy();
+    policy.limits.max_file_bytes = 1 << 20;
+    TempDir logs;
+    const std::string log = logs.path + "/output.log";
+    Child child = Child::spawn(sandboxed(probe, {"fallocate", "1", std::to_string(256 << 20)}, policy, log));
+    const ExitStatus status = child.wait_until(Clock::now() + 60s);
+    CAPTURE(status.describe());
+    CHECK(((status.kind == ExitStatus::Kind::exited && status.code == 1 &&
+            harness::read_file_tail(log, 4096) == "fallocate failed: ENOSPC\n") ||
+           (status.kind == ExitStatus::Kind::signaled && status.signal == SIGXFSZ)));
+    struct stat info {};
+    REQUIRE(::stat(log.c_str(), &info) == 0);
+    CHECK(info.st_blocks * 512 < (1 << 20));
+    // Its /tmp (16 MiB here) is bounded the same way.
+    Outcome tmp = run_probe({"fallocate", "/tmp/reserved", std::to_string(64 << 20)});
+    CHECK(tmp.output == "fallocate failed: ENOSPC\n");
+    // What the program prints still reaches the grader.
+    Outcome ids = run_probe({"ids"}, policy);
+    CHECK(contains(ids.output, "uid 65534"));
+}
+
+TEST_CASE("the whole sandbox's memory is bounded, not each process's")
+{
+    if (!harness::cgroup_support().memory) {
+        MESSAGE("not run: " << harness::cgroup_support().why_not);
+        return;
+    }
+    SandboxPolicy policy = base_policy();
+    policy.limits.tree_memory_bytes = 64u << 20;
+    Outcome over = run_probe({"alloc_tree", "4", "32"}, policy);
+    CAPTURE(over.output);
+    CHECK(over.status.limit_reached == "the memory limit of its process tree (64 MiB)");
+    CHECK_FALSE(contains(over.output, "allocated 4 of 4, 0 killed"));
+    // The per-process limit stands in when no tree limit is given.
+    policy.limits.tree_memory_bytes = 0;
+    policy.limits.max_data_bytes = 64u << 20;
+    CHECK(run_probe({"alloc_tree", "4", "32"}, policy).status.limit_reached ==
+          "the memory limit of its process tree (64 MiB)");
+    policy.limits.max_data_bytes = 0;
+    CHECK(run_probe({"alloc_tree", "4", "32"}, policy).output == "allocated 4 of 4, 0 killed\n");
+}
+
+TEST_CASE("a run sees neither the CUDA toolkit nor a compiler; a compile does")
+{
+    // What this machine has to hide: nvcc, NVRTC, the host compiler.
+    std::vector<std::string> hidden;
+    for (const char* dir : {"/usr/local/cuda/bin", "/usr/bin"})
+        if (::access((std::string(dir) + "/nvcc").c_str(), X_OK) == 0) hidden.push_back(std::string(dir) + "/nvcc");
+    std::string toolkit_root;
+    for (const auto& candidate : {"/usr/local/cuda"})
+        if (fs::exists(std::string(candidate) + "/bin/nvcc")) toolkit_root = candidate;
+    for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/lib/x86_64-linux-gnu",
+                            "/usr/lib/aarch64-linux-gnu"}) {
+        std::error_code error;
+        for (auto it = fs::directory_iterator(dir, error); !error && it != fs::directory_iterator(); it.increment(error))
+            if (it->path().filename().string().rfind("libnvrtc.so", 0) == 0) hidden.push_back(it->path().string());
+    }
+    for (const char* compiler : {"/usr/bin/gcc", "/usr/bin/cc", "/usr/bin/g++"})
+        if (fs::exists(compiler)) hidden.push_back(fs::canonical(compiler).string());
+    if (hidden.empty()) {
+        MESSAGE("not run: no nvcc, NVRTC or compiler on this machine to hide");
+        return;
+    }
+    SandboxPolicy run_policy = base_policy();
+    run_policy.gpu = true;
+    SandboxPolicy compile_policy = base_policy();
+    for (const auto& path : hidden) {
+        CAPTURE(path);
+        CHECK(contains(run_probe({"read", path}, run_policy).output, "read failed"));
+        CHECK(run_probe({"read", path}, compile_policy).status.ok());
+    }
+    // The system's own libraries are there.
+    for (const char* library : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"})
+        if (fs::exists(library)) CHECK(run_probe({"read", library}, run_policy).status.ok());
+    if (!toolkit_root.empty()) {
+        // The toolkit's directory looks empty to a run...
+        Outcome listed = run_probe({"list", toolkit_root + "/"}, run_policy);
+        CHECK(listed.status.ok());
+        std::vector<std::string> names = lines(listed.output);
+        CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{".", ".."});
+        CHECK(contains(run_probe({"write", toolkit_root + "/x", "1"}, run_policy).output, "write failed"));
+        // ...but a policy that names it sees it, as a compile does.
+        run_policy.system_paths_extra = {toolkit_root};
+        CHECK(run_probe({"read", toolkit_root + "/bin/nvcc"}, run_policy).status.ok());
+        run_policy.system_paths_extra.clear();
+        run_policy.hide_toolchains = false;
+        CHECK(run_probe({"read", toolkit_root + "/bin/nvcc"}, run_policy).status.ok());
+    }
 }
 
 TEST_CASE("a daemon does not outlive the program")

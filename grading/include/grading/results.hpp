@@ -15,7 +15,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 6;
+constexpr int results_schema_version = 7;
 
 using harness::timing::SampleSummary;
 
@@ -99,6 +99,9 @@ struct GradeReport {
     std::string device, compute_capability;
     nlohmann::json calibration = nlohmann::json::object();  // the reference runner's measurement of the GPU
     std::string sandbox;  // what isolated submitted code: "bubblewrap 0.8.0 ..." or "none (--no-sandbox)"
+    // Which limits hold for each sandbox on this machine (harness::Sandbox::limits()):
+    // {"enforced": ["processes", "memory", ...], "not_enforced": {"memory": "why", ...}}.
+    nlohmann::json sandbox_limits = {{"enforced", nlohmann::json::array()}, {"not_enforced", nlohmann::json::object()}};
     std::vector<ExerciseResult> exercises;
     double points = 0, max_points = 0;
     double seconds = 0;

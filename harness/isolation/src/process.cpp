@@ -5,8 +5,11 @@
 // multithreaded grader is safe.
 #include "harness/process.hpp"
 
+#include "harness/cgroup.hpp"
+
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -41,7 +45,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int first_free_fd = std::max({child_command_fd, child_channel_fd, child_handles_fd}) + 1;
 
 // What the child reports through the error pipe when it cannot reach exec().
-enum class SpawnStage : int { stdin_redirect, output_open, chdir, setup, descriptors, limits, drop_privileges, exec };
+enum class SpawnStage : int { cgroup, stdin_redirect, output_open, chdir, setup, descriptors, limits, drop_privileges, exec };
 struct SpawnFailure {
     SpawnStage stage;
     int error;
@@ -140,6 +144,9 @@ struct ChildPlan {
     char* const* argv = nullptr;
     char* const* envp = nullptr;
     const char* output_path = nullptr;
+    int output_fd = -1;                         // the output, opened by the grader (bounded_output)
+    const int* join = nullptr;                  // cgroup.procs of the tree's group, written "0"
+    int join_count = 0;
     const char* working_dir = nullptr;          // nullptr: inherit
     int command_read = -1, channel_write = -1;  // the child's pipe ends (-1 without a channel)
     int handles = -1;                           // the child's end of the descriptor socket
@@ -177,6 +184,9 @@ void close_fds(int first, int last, int max_fd)
 {
     const int error_pipe = plan.error_pipe;
     ::setpgid(0, 0);
+    // Into the tree's control group first, so that everything it starts is counted there.
+    for (int k = 0; k < plan.join_count; ++k)
+        if (::write(plan.join[k], "0", 1) != 1) report_and_exit(error_pipe, SpawnStage::cgroup);
 
     // Start the program with a clean signal state: the grader may block or ignore signals
     // (SIGPIPE, typically), and ignored dispositions survive exec.
@@ -189,8 +199,9 @@ void close_fds(int first, int last, int max_fd)
     if (input < 0) report_and_exit(error_pipe, SpawnStage::stdin_redirect);
     // Opened as the grader (before any privilege drop) and before chdir, so a relative path is
     // relative to the grader's directory. Never through a link a child may have planted.
-    int output =
-        above_fixed_fds_in_child(::open(plan.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+    int output = plan.output_fd >= 0 ? plan.output_fd
+                                     : above_fixed_fds_in_child(::open(
+                                           plan.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (output < 0) report_and_exit(error_pipe, SpawnStage::output_open);
 
     if (plan.working_dir && ::chdir(plan.working_dir) != 0) report_and_exit(error_pipe, SpawnStage::chdir);
@@ -246,6 +257,9 @@ std::string failure_text(const SpawnFailure& failure, const SpawnOptions& option
 {
     std::string what;
     switch (failure.stage) {
+        case SpawnStage::cgroup:
+            what = "cannot join the process tree's control group";
+            break;
         case SpawnStage::stdin_redirect:
             what = "cannot open /dev/null";
             break;
@@ -365,15 +379,236 @@ bool wait_for_termination(int pid, Clock::time_point deadline)
     return true;
 }
 
+// ---- Bounded output: a file on a tmpfs of its own that is mounted nowhere ----
+// The new mount API's calls (their numbers are the same on every architecture but alpha).
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
+#ifndef SYS_fsmount
+#define SYS_fsmount 432
+#endif
+constexpr unsigned fsopen_cloexec = 1, fsmount_cloexec = 1;
+constexpr unsigned fsconfig_set_string = 1, fsconfig_cmd_create = 6;
+constexpr unsigned mount_attr_nosuid = 0x2, mount_attr_nodev = 0x4, mount_attr_noexec = 0x8;
+
+// Descriptors of a new empty file on a new tmpfs of `bytes` (whole pages) that is mounted nowhere:
+// `writer` for the child, `reader` for the grader (both close-on-exec). The open files keep the
+// file system alive; it goes with the last of them. 0 or an errno value.
+int private_tmpfs_file(std::uint64_t bytes, int& writer, int& reader)
+{
+    writer = reader = -1;
+    const int fs = static_cast<int>(::syscall(SYS_fsopen, "tmpfs", fsopen_cloexec));
+    if (fs < 0) return errno;
+    const std::string size = std::to_string((bytes + 4095) / 4096 * 4096);
+    int mount = -1;
+    if (::syscall(SYS_fsconfig, fs, fsconfig_set_string, "size", size.c_str(), 0) == 0 &&
+        ::syscall(SYS_fsconfig, fs, fsconfig_set_string, "nr_inodes", "8", 0) == 0 &&
+        ::syscall(SYS_fsconfig, fs, fsconfig_set_string, "mode", "0700", 0) == 0 &&
+        ::syscall(SYS_fsconfig, fs, fsconfig_cmd_create, nullptr, nullptr, 0) == 0)
+        mount = static_cast<int>(::syscall(SYS_fsmount, fs, fsmount_cloexec,
+                                           mount_attr_nosuid | mount_attr_nodev | mount_attr_noexec));
+    int error = mount < 0 ? errno : 0;
+    ::close(fs);
+    if (mount >= 0) {
+        writer = ::openat(mount, "output", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (writer >= 0) reader = ::openat(mount, "output", O_RDONLY | O_CLOEXEC);
+        if (reader < 0) error = errno;
+        ::close(mount);
+    }
+    if (error != 0) {
+        close_quietly(writer);
+        writer = -1;
+    }
+    return error;
+}
+
+// Copies file `from` into `to` from offset `start` to the end `from` has now, holes kept as holes;
+// returns where it got to (the end, unless the grader's disk is full). With `exact`, `to` then
+// takes `from`'s size too (a child may have shortened its output).
+off_t copy_output(int from, int to, off_t start, bool exact)
+{
+    struct stat info {};
+    if (::fstat(from, &info) != 0) return start;
+    const off_t end = info.st_size;
+    std::vector<char> buffer(64 * 1024);
+    for (off_t at = start; at < end;) {
+        const off_t data = ::lseek(from, at, SEEK_DATA);
+        if (data < 0 || data >= end) break;
+        off_t hole = ::lseek(from, data, SEEK_HOLE);
+        if (hole < 0 || hole > end) hole = end;
+        for (off_t position = data; position < hole;) {
+            const auto want = static_cast<std::size_t>(std::min<off_t>(static_cast<off_t>(buffer.size()), hole - position));
+            const ssize_t got = ::pread(from, buffer.data(), want, position);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) return position;
+            for (ssize_t put = 0; put < got;) {
+                const ssize_t written = ::pwrite(to, buffer.data() + put, static_cast<std::size_t>(got - put), position + put);
+                if (written < 0 && errno == EINTR) continue;
+                if (written <= 0) return position + put;  // the grader's disk is full: what was copied stays
+                put += written;
+            }
+            position += got;
+        }
+        at = hole;
+    }
+    if (exact && ::ftruncate(to, end) != 0) {}  // best effort, as the copy
+    return end;
+}
+
 }  // namespace
+
+// What a child holds beyond its process: its tree's control group, its bounded output.
+struct ChildBounds {
+    std::unique_ptr<TreeGroup> group;
+    int writer = -1;       // the child's output on its own tmpfs (the grader closes it after fork)
+    int reader = -1;       // the same file, read back while the child runs and once it is reaped
+    int destination = -1;  // output_file
+    off_t mirrored = 0;    // how much of the output the destination has while the child runs
+    bool live = false;     // in the mirror's list
+    ChildBounds() = default;
+    ChildBounds(const ChildBounds&) = delete;
+    ChildBounds& operator=(const ChildBounds&) = delete;
+    ~ChildBounds();
+};
+
+namespace {
+
+// Copies the bounded output of every running child into its file as it grows (every 50 ms), so
+// that a log can be read while its child runs, as when the child wrote it directly; the copy at
+// reap is the exact one. One thread for the process, started with the first such child; never
+// destroyed, as the thread may outlive main.
+class OutputMirror {
+public:
+    static OutputMirror& get()
+    {
+        static OutputMirror* mirror = new OutputMirror;
+        return *mirror;
+    }
+    void add(ChildBounds& bounds)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!started_) {
+            try {
+                std::thread([this] { run(); }).detach();
+                started_ = true;
+            } catch (const std::exception&) {
+                return;  // no mirror: the output reaches its file at reap only
+            }
+        }
+        live_.push_back(&bounds);
+        bounds.live = true;
+        wake_.notify_one();
+    }
+    // Once this returns, the thread is not copying `bounds` and never will again.
+    void remove(ChildBounds& bounds)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        live_.erase(std::remove(live_.begin(), live_.end(), &bounds), live_.end());
+        bounds.live = false;
+    }
+
+private:
+    [[noreturn]] void run()
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [&] { return !live_.empty(); });
+            for (ChildBounds* bounds : live_)
+                bounds->mirrored = copy_output(bounds->reader, bounds->destination, bounds->mirrored, false);
+            wake_.wait_for(lock, std::chrono::milliseconds(50));
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::vector<ChildBounds*> live_;
+    bool started_ = false;
+};
+
+}  // namespace
+
+ChildBounds::~ChildBounds()
+{
+    if (live) OutputMirror::get().remove(*this);
+    for (int fd : {writer, reader, destination}) close_quietly(fd);
+}
+
+namespace {
+
+// The tree's group and the bounded output `options` ask for, before fork; `error` says why
+// they cannot be had (a failure to start).
+void prepare_bounds(const SpawnOptions& options, ChildBounds& bounds, std::string& error)
+{
+    const ProcessLimits& limits = options.limits;
+    if (limits.tree_processes > 0 || limits.tree_memory_bytes > 0) {
+        const CgroupSupport& support = cgroup_support();
+        const std::uint64_t processes = support.processes ? limits.tree_processes : 0;
+        const std::uint64_t memory = support.memory ? limits.tree_memory_bytes : 0;
+        if (processes > 0 || memory > 0) {
+            std::string why;
+            bounds.group = TreeGroup::create(processes, memory, why);
+            if (!bounds.group) {
+                error = "cannot make a control group for the process tree: " + why;
+                return;
+            }
+        }
+    }
+    if (!options.bounded_output || options.output_file.empty()) return;
+    const int destination =
+        ::open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (destination < 0) {
+        error = "cannot open output file '" + options.output_file + "': " + errno_text(errno);
+        return;
+    }
+    try {
+        bounds.destination = above_fixed_fds(destination);  // closes it on failure
+    } catch (const std::exception& e) {
+        error = "cannot open output file '" + options.output_file + "': " + e.what();
+        return;
+    }
+    if (!output_bound_problem().empty()) return;  // the child writes straight into the destination
+    const std::uint64_t size = limits.max_file_bytes > 0 ? limits.max_file_bytes : max_child_file_bytes;
+    int writer = -1, reader = -1;
+    // A little over the file-size limit, so that a write past it meets that limit (SIGXFSZ) first.
+    if (private_tmpfs_file(size + (64u << 10), writer, reader) != 0) return;
+    try {
+        bounds.writer = above_fixed_fds(writer);  // closes it on failure
+        bounds.reader = reader;
+    } catch (const std::exception&) {
+        ::close(reader);
+    }
+}
+
+}  // namespace
+
+const std::string& output_bound_problem()
+{
+    static const std::string problem = [] {
+        int writer = -1, reader = -1;
+        const int error = private_tmpfs_file(64u << 10, writer, reader);
+        close_quietly(writer);
+        close_quietly(reader);
+        if (error == 0) return std::string();
+        if (error == ENOSYS)
+            return std::string("the kernel cannot make a file system that is mounted nowhere (fsopen: Linux 5.2 or newer)");
+        if (error == EPERM)
+            return std::string("making a tmpfs needs the right to mount (CAP_SYS_ADMIN): the grader is not root");
+        return "cannot make a tmpfs that is mounted nowhere: " + errno_text(error);
+    }();
+    return problem;
+}
 
 std::string ExitStatus::describe() const
 {
+    const std::string limit = limit_reached.empty() ? "" : " after reaching " + limit_reached;
+    std::string text;
     switch (kind) {
         case Kind::exited:
-            return "exit code " + std::to_string(code);
+            return "exit code " + std::to_string(code) + limit;
         case Kind::timed_out:
-            return "timed out";
+            return "timed out" + limit;
         case Kind::failed_to_start:
             return "failed to start: " + error;
         case Kind::signaled:
@@ -397,10 +632,13 @@ std::string ExitStatus::describe() const
         {SIGSYS, "SIGSYS"},
         {SIGXFSZ, "SIGXFSZ: wrote more output than the limit"},
     };
-    std::string text = "killed by signal " + std::to_string(signal);
+    text = "killed by signal " + std::to_string(signal);
     for (const auto& entry : names)
-        if (entry.number == signal) return text + " (" + entry.name + ")";
-    return text;
+        if (entry.number == signal) {
+            text += std::string(" (") + entry.name + ")";
+            break;
+        }
+    return text + limit;
 }
 
 Child Child::spawn(const SpawnOptions& options)
@@ -432,6 +670,23 @@ Child Child::spawn(const SpawnOptions& options)
         throw;
     }
 
+    // The tree's control group and the bounded output, made before fork: without them the child
+    // does not start (its channel ends at once, as when exec fails).
+    auto bounds = std::make_unique<ChildBounds>();
+    std::string bounds_error;
+    prepare_bounds(options, *bounds, bounds_error);
+    if (!bounds_error.empty()) {
+        for (int fd : {command[0], channel[1], handles[1], error_pipe[0], error_pipe[1]}) close_quietly(fd);
+        Child child;
+        child.channel_fd_ = channel[0];
+        child.command_fd_ = command[1];
+        child.handles_fd_ = handles[0];
+        child.reaped_ = true;
+        child.status_.kind = ExitStatus::Kind::failed_to_start;
+        child.status_.error = bounds_error;
+        return child;
+    }
+
     std::vector<std::string> args = options.argv;
     std::vector<std::string> env = child_environment(options);
     std::vector<char*> argv = c_strings(args);
@@ -441,6 +696,11 @@ Child Child::spawn(const SpawnOptions& options)
     plan.argv = argv.data();
     plan.envp = envp.data();
     plan.output_path = options.output_file.empty() ? "/dev/null" : options.output_file.c_str();
+    plan.output_fd = bounds->writer >= 0 ? bounds->writer : bounds->destination;
+    if (bounds->group) {
+        plan.join = bounds->group->join_descriptors().data();
+        plan.join_count = static_cast<int>(bounds->group->join_descriptors().size());
+    }
     plan.working_dir = options.working_dir.empty() ? nullptr : options.working_dir.c_str();
     plan.command_read = command[0];
     plan.channel_write = channel[1];
@@ -482,6 +742,14 @@ Child Child::spawn(const SpawnOptions& options)
     close_quietly(channel[1]);
     close_quietly(handles[1]);
     ::close(error_pipe[1]);
+    close_quietly(bounds->writer);  // the child's
+    bounds->writer = -1;
+    if (bounds->reader < 0) {  // the child writes straight into the destination: nothing to copy
+        close_quietly(bounds->destination);
+        bounds->destination = -1;
+    } else {
+        OutputMirror::get().add(*bounds);
+    }
 
     Child child;
     child.pid_ = pid;
@@ -489,6 +757,7 @@ Child Child::spawn(const SpawnOptions& options)
     child.command_fd_ = command[1];
     child.handles_fd_ = handles[0];
     child.exit_code_reports_signal_ = options.exit_code_reports_signal;
+    child.bounds_ = std::move(bounds);
 
     // The error pipe closes on a successful exec (EOF) or carries the reason it failed.
     SpawnFailure failure{};
@@ -503,9 +772,12 @@ Child Child::spawn(const SpawnOptions& options)
         child.reaped_ = true;
         child.status_.kind = ExitStatus::Kind::failed_to_start;
         child.status_.error = failure_text(failure, options);
+        child.settle_bounds();
     }
     return child;
 }
+
+Child::Child() = default;
 
 Child::Child(Child&& other) noexcept
     : pid_(other.pid_),
@@ -514,7 +786,8 @@ Child::Child(Child&& other) noexcept
       handles_fd_(other.handles_fd_),
       exit_code_reports_signal_(other.exit_code_reports_signal_),
       reaped_(other.reaped_),
-      status_(std::move(other.status_))
+      status_(std::move(other.status_)),
+      bounds_(std::move(other.bounds_))
 {
     other.pid_ = -1;
     other.channel_fd_ = -1;
@@ -534,6 +807,7 @@ Child& Child::operator=(Child&& other) noexcept
         exit_code_reports_signal_ = other.exit_code_reports_signal_;
         reaped_ = other.reaped_;
         status_ = std::move(other.status_);
+        bounds_ = std::move(other.bounds_);
         other.pid_ = -1;
         other.channel_fd_ = -1;
         other.command_fd_ = -1;
@@ -572,7 +846,27 @@ ExitStatus Child::wait_until(Clock::time_point deadline)
         // Terminated on its own, possibly in the instant between the deadline and our kill.
         status_ = decode(wait_status, exit_code_reports_signal_);
     }
+    settle_bounds();
     return status_;
+}
+
+void Child::settle_bounds()
+{
+    if (!bounds_) return;
+    if (bounds_->group) {
+        // Whatever of the tree is left (a process that left the process group) dies with it.
+        bounds_->group->kill_all();
+        if (bounds_->group->memory_limit_reached())
+            status_.limit_reached = "the memory limit of its process tree (" +
+                                    std::to_string(bounds_->group->max_memory_bytes() >> 20) + " MiB)";
+        else if (bounds_->group->process_limit_reached())
+            status_.limit_reached =
+                "the process limit of its process tree (" + std::to_string(bounds_->group->max_processes()) + ")";
+        bounds_->group.reset();
+    }
+    if (bounds_->live) OutputMirror::get().remove(*bounds_);
+    if (bounds_->reader >= 0 && bounds_->destination >= 0) copy_output(bounds_->reader, bounds_->destination, 0, true);
+    bounds_.reset();
 }
 
 // The caller has given up on the child: this is wait_until with a deadline already passed, so a

@@ -12,6 +12,9 @@
 // the same way, so it may also lie below such a directory.
 #include "harness/sandbox.hpp"
 
+#include "harness/cgroup.hpp"
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +26,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -215,6 +219,95 @@ std::string probe(const Sandbox& sandbox)
     }
 }
 
+// The CUDA toolkit and the compilers as this system holds them: what a run's sandbox hides. Found
+// once; only real directories and regular files (a link to one of them then leads nowhere).
+struct Toolchains {
+    std::vector<std::string> dirs;   // shown empty
+    std::vector<std::string> keep;   // below those, shown again: a CUDA root's compat/ (the driver's
+                                     // forward-compatible libraries)
+    std::vector<std::string> files;  // replaced by /dev/null
+};
+
+std::vector<std::string> entries_of(const std::string& dir)
+{
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* entry = ::readdir(d))
+            if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0)
+                names.push_back(entry->d_name);
+        ::closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+bool is_kind(const std::string& path, mode_t kind)
+{
+    struct stat info {};
+    return ::lstat(path.c_str(), &info) == 0 && (info.st_mode & S_IFMT) == kind;
+}
+
+bool matches(const std::string& name, std::initializer_list<const char*> patterns)
+{
+    for (const char* pattern : patterns)
+        if (::fnmatch(pattern, name.c_str(), 0) == 0) return true;
+    return false;
+}
+
+const Toolchains& toolchains()
+{
+    static const Toolchains found = [] {
+        Toolchains t;
+        // Roots: the toolkit's (/usr/local/cuda-13.0, Debian's), the compilers' own directories
+        // (cc1, cc1plus, LLVM).
+        for (const auto& name : entries_of("/usr/local"))
+            if (matches(name, {"cuda", "cuda-*", "cuda_*"}) && is_kind("/usr/local/" + name, S_IFDIR))
+                t.dirs.push_back("/usr/local/" + name);
+        for (const auto& name : entries_of("/usr/lib"))
+            if (matches(name, {"cuda", "nvidia-cuda-toolkit", "gcc", "gcc-cross", "llvm", "llvm-*"}) &&
+                is_kind("/usr/lib/" + name, S_IFDIR))
+                t.dirs.push_back("/usr/lib/" + name);
+        for (const char* dir : {"/usr/libexec/gcc", "/usr/local/libexec/gcc", "/usr/local/lib/gcc"})
+            if (is_kind(dir, S_IFDIR)) t.dirs.push_back(dir);
+        for (const auto& dir : t.dirs)
+            if (is_kind(dir + "/compat", S_IFDIR)) t.keep.push_back(dir + "/compat");
+        auto hidden_dir = [&](const std::string& path) {
+            return std::any_of(t.dirs.begin(), t.dirs.end(), [&](const std::string& d) { return is_below(path, d); });
+        };
+
+        // Compilers, assemblers and linkers; the toolkit's programs.
+        for (const char* dir : {"/usr/bin", "/usr/local/bin"})
+            for (const auto& name : entries_of(dir)) {
+                const std::string path = std::string(dir) + "/" + name;
+                if (matches(name, {"nvcc", "nvcc.*", "ptxas", "cicc", "nvlink", "fatbinary", "cudafe++", "bin2c",
+                                   "nvdisasm", "cuobjdump", "nvprune", "cu++filt", "gcc", "gcc-*", "g++", "g++-*", "cc",
+                                   "c++", "cpp", "cpp-*", "c89*", "c99*", "as", "ld", "ld.*", "lld", "ld64.lld", "clang",
+                                   "clang-[0-9]*", "clang++*", "clang-cpp*", "*-linux-gnu*-gcc*", "*-linux-gnu*-g++*",
+                                   "*-linux-gnu*-cpp*", "*-linux-gnu*-as", "*-linux-gnu*-ld*", "*-linux-gnu*-c++*",
+                                   "tcc", "nvc", "nvc++", "nvfortran", "gfortran*"}) &&
+                    is_kind(path, S_IFREG) && !hidden_dir(path))
+                    t.files.push_back(path);
+            }
+        // The toolkit's libraries (run-time compilers and linkers first), and the compilers'.
+        std::vector<std::string> library_dirs = {"/usr/lib", "/usr/lib64", "/usr/local/lib", "/usr/local/lib64"};
+        for (const auto& name : entries_of("/usr/lib"))
+            if (matches(name, {"*-linux-gnu*"}) && is_kind("/usr/lib/" + name, S_IFDIR))
+                library_dirs.push_back("/usr/lib/" + name);
+        for (const auto& dir : library_dirs)
+            for (const auto& name : entries_of(dir)) {
+                const std::string path = dir + "/" + name;
+                if (matches(name, {"libnvrtc*", "libnvJitLink*", "libnvptxcompiler*", "libnvvm*", "libnvfatbin*",
+                                   "libcudart*", "libcublas*", "libcufft*", "libcurand*", "libcusparse*", "libcusolver*",
+                                   "libcutensor*", "libnpp*", "libnvjpeg*", "libcudnn*", "libcupti*", "libnvblas*",
+                                   "libcufile*", "libnccl*", "libLLVM*", "libclang*", "libgccjit*", "libtcc*"}) &&
+                    is_kind(path, S_IFREG) && !hidden_dir(path))
+                    t.files.push_back(path);
+            }
+        return t;
+    }();
+    return found;
+}
+
 }  // namespace
 
 std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_path)
@@ -342,6 +435,7 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     // The private /tmp first, so that a toolkit root or a mount below /tmp is bound on top of it.
     args.insert(args.end(), {"--perms", "1777", "--size", std::to_string(policy.tmp_bytes), "--tmpfs", "/tmp"});
     // More system paths (a toolkit root), at their real path; a link to it is kept as a link.
+    std::vector<std::string> shown;  // never hidden
     for (const auto& path : policy.system_paths_extra) {
         std::error_code error;
         const std::string real = std::filesystem::canonical(path, error).string();
@@ -350,6 +444,25 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
         const std::string given = absolute(path);
         if (given != real && !is_below(given, "/usr") && !is_below(given, "/etc"))
             args.insert(args.end(), {"--symlink", real, given});
+        shown.insert(shown.end(), {real, given});
+    }
+    // A run sees no toolkit and no compiler: their directories empty (read-only), their programs
+    // and libraries in the system's directories /dev/null (on a nodev mount: neither opened nor run).
+    if (policy.hide_toolchains.value_or(policy.gpu)) {
+        const Toolchains& hide = toolchains();
+        auto visible = [&](const std::string& path) {
+            return std::any_of(shown.begin(), shown.end(),
+                               [&](const std::string& s) { return is_below(path, s) || is_below(s, path); });
+        };
+        for (const auto& dir : hide.dirs) {
+            if (visible(dir)) continue;
+            args.insert(args.end(), {"--perms", "0755", "--size", "4096", "--tmpfs", dir});
+            for (const auto& keep : hide.keep)
+                if (is_below(keep, dir)) bind("--ro-bind", keep, keep);
+            args.insert(args.end(), {"--remount-ro", dir});
+        }
+        for (const auto& file : hide.files)
+            if (!visible(file)) args.insert(args.end(), {"--ro-bind", "/dev/null", file});
     }
 
     args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
@@ -394,7 +507,15 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     outer.working_dir = "/";
     outer.output_file = inner.output_file;
     outer.create_channel = inner.create_channel;
+    // The whole sandbox's processes and memory in a control group of its own; the output on a
+    // tmpfs of its own. With the group, RLIMIT_NPROC is left out: it counts every process of the
+    // host uid, so one sandbox's fork bomb would stop every other sandbox from starting.
     outer.limits = policy.limits;
+    outer.limits.tree_processes = policy.limits.tree_processes > 0 ? policy.limits.tree_processes : policy.limits.max_processes;
+    outer.limits.tree_memory_bytes =
+        policy.limits.tree_memory_bytes > 0 ? policy.limits.tree_memory_bytes : policy.limits.max_data_bytes;
+    if (outer.limits.tree_processes > 0 && process_limit_per_sandbox()) outer.limits.max_processes = 0;
+    outer.bounded_output = true;
     outer.exit_code_reports_signal = true;
     if (stage) {
         outer.run_as_uid = sandbox_id;
@@ -412,6 +533,43 @@ void Sandbox::make_writable(const std::string& path) const
         fail("cannot hand '" + path + "' to uid " + std::to_string(sandbox_id) + ": " + std::strerror(errno));
 }
 
+bool Sandbox::process_limit_per_sandbox() const
+{
+    return cgroup_support().processes;
+}
+
+bool Sandbox::enforces_process_limit() const
+{
+    return mode_ != Mode::as_root || process_limit_per_sandbox();
+}
+
+SandboxLimits Sandbox::limits() const
+{
+    SandboxLimits l;
+    const CgroupSupport& cgroups = cgroup_support();
+    if (cgroups.processes)
+        l.enforced.push_back("processes");
+    else if (mode_ == Mode::as_root)
+        l.not_enforced.push_back({"processes", "bwrap runs as root, so RLIMIT_NPROC does not apply; " + cgroups.why_not});
+    else
+        l.not_enforced.push_back(
+            {"processes", "RLIMIT_NPROC only, one pool for every sandbox of host uid " +
+                              std::to_string(mode_ == Mode::as_nobody ? sandbox_id : static_cast<int>(::getuid())) +
+                              ": " + cgroups.why_not});
+    if (cgroups.memory)
+        l.enforced.push_back("memory");
+    else
+        l.not_enforced.push_back(
+            {"memory", "per process only (RLIMIT_DATA, which memfd and shared memory escape): " + cgroups.why_not});
+    if (output_bound_problem().empty())
+        l.enforced.push_back("output");
+    else
+        l.not_enforced.push_back(
+            {"output", "RLIMIT_FSIZE only, which fallocate escapes (disk space): " + output_bound_problem()});
+    for (const char* always : {"tmp", "file_size", "open_files", "cpu_seconds", "data"}) l.enforced.push_back(always);
+    return l;
+}
+
 std::string Sandbox::describe() const
 {
     std::string text = "bubblewrap " + version_ + " (" + bwrap_ + "), uid " + std::to_string(sandbox_id);
@@ -419,15 +577,17 @@ std::string Sandbox::describe() const
         case Mode::as_nobody:
             break;
         case Mode::as_grader:
-            text += " (uid " + std::to_string(::getuid()) + " outside: the process limit counts all its processes)";
+            text += " (uid " + std::to_string(::getuid()) + " outside" +
+                    (process_limit_per_sandbox() ? ")" : ": the process limit counts all its processes)");
             break;
         case Mode::as_root:
-            text +=
-                " (root outside: bwrap runs as root, so the program has root's access to the host files it "
-                "sees and the process limit is not enforced; " +
-                note_ + ")";
+            text += " (root outside: bwrap runs as root, so the program has root's access to the host files it sees" +
+                    std::string(process_limit_per_sandbox() ? "" : " and the process limit is not enforced") + "; " +
+                    note_ + ")";
             break;
     }
+    const CgroupSupport& cgroups = cgroup_support();
+    if (!cgroups.how.empty()) text += "; limits per sandbox: " + cgroups.how;
     return text;
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,9 +23,14 @@ struct ExitStatus {
     int code = 0;       // exit code when kind == exited
     int signal = 0;     // signal number when kind == signaled (or the signal we killed it with)
     std::string error;  // why it failed to start, when kind == failed_to_start
+    // A limit of the whole process tree it reached (ProcessLimits::tree_*): "the memory limit of its
+    // process tree (64 MiB)", "the process limit of its process tree (512)"; empty if none.
+    std::string limit_reached;
 
     bool ok() const { return kind == Kind::exited && code == 0; }
-    std::string describe() const;  // "exit code 3", "signal 11 (SIGSEGV)", "timed out", ...
+    // "exit code 3", "signal 11 (SIGSEGV)", "timed out", ..., followed by " after reaching " and the
+    // limit when one was reached.
+    std::string describe() const;
 };
 
 // No file a child writes (its captured output included) may grow past this; past it the child
@@ -38,7 +44,17 @@ struct ProcessLimits {
     unsigned long max_open_files = 0;                     // RLIMIT_NOFILE
     unsigned long cpu_seconds = 0;                        // RLIMIT_CPU
     unsigned long max_data_bytes = 0;                     // RLIMIT_DATA (heap and private writable mappings)
+    // The whole process tree together (the child and everything it starts, whatever their uid), in
+    // a control group of its own that the child joins before it execs (harness/cgroup.hpp), where
+    // this machine allows (cgroup_support() says what holds); 0: no such limit. The group is
+    // emptied and removed once the child is reaped.
+    unsigned long tree_processes = 0;     // pids.max: processes and threads
+    unsigned long tree_memory_bytes = 0;  // memory (and swap): pages, tmpfs files and kernel memory
 };
+
+// Empty when Child::spawn can put a child's output on a file system of its own
+// (SpawnOptions::bounded_output) on this machine, else why not (probed once).
+const std::string& output_bound_problem();
 
 struct SpawnOptions {
     std::vector<std::string> argv;       // argv[0] is the program (PATH is searched)
@@ -60,7 +76,17 @@ struct SpawnOptions {
     // The program is a wrapper (bwrap) that reports its own child's death by signal N as exit
     // code 128 + N: such a code is then reported as Kind::signaled with signal N.
     bool exit_code_reports_signal = false;
+    // The output goes to a file on a tmpfs of its own, of limits.max_file_bytes and mounted nowhere,
+    // and is copied into output_file (opened by the grader at spawn, truncated) as it grows (every
+    // 50 ms, by one thread of the grader's) and exactly once the child is reaped: whatever the child
+    // does with its descriptors (fallocate and the preallocation ioctls, which RLIMIT_FSIZE does not
+    // bound, included) takes no more than that of memory, counted in its tree's memory limit, and
+    // puts no more than the output itself on the grader's disk. Where the machine cannot
+    // (output_bound_problem()), the output goes straight into output_file as without it.
+    bool bounded_output = false;
 };
+
+struct ChildBounds;  // the control group and the bounded output of a child (process.cpp)
 
 // A running child in its own process group. Destruction kills the group and reaps the child.
 class Child {
@@ -73,7 +99,7 @@ public:
     Child& operator=(const Child&) = delete;
     ~Child();
 
-    int pid() const { return pid_; }
+    int pid() const { return pid_; }  // -1 when it could not be started at all
     // The grader's ends of the private pipes (-1 without a channel): it reads the child's messages
     // from channel_fd() and writes commands to command_fd(). The child has the other ends as fds
     // child_command_fd and child_channel_fd; nothing else it starts inherits them unless it passes them on.
@@ -89,7 +115,8 @@ public:
     ExitStatus kill_and_reap();
 
 private:
-    Child() = default;
+    Child();
+    void settle_bounds();  // once reaped: the tree's group emptied and removed, the output copied
     int pid_ = -1;
     int channel_fd_ = -1;
     int command_fd_ = -1;
@@ -97,6 +124,7 @@ private:
     bool exit_code_reports_signal_ = false;
     bool reaped_ = false;
     ExitStatus status_{};
+    std::unique_ptr<ChildBounds> bounds_;
 };
 
 // Runs a command to completion with a wall-clock limit, capturing its combined output.

@@ -1,24 +1,35 @@
 // The sandbox around every compile and every run of submitted code, built on bubblewrap (`bwrap`).
 //
 // Inside: an unprivileged uid, new PID, network, IPC, UTS and mount namespaces, a read-only view of
-// the system (/usr, /etc, the libraries, the CUDA toolkit and driver), a small private /tmp, the
-// GPU's device nodes where the policy asks for them, and exactly the files the policy binds. The
-// grader's build and install trees, reference/, other submissions, the work directory and the
-// grader's own process are not visible. The environment holds only what the policy sets. / and
-// /dev are read-only: /tmp and the policy's writable mounts are the only places to write. The
-// whole PID namespace dies with the sandboxed program, so nothing it starts outlives it.
+// the system (/usr, /etc, the libraries, the CUDA driver), a small private /tmp, the GPU's device
+// nodes where the policy asks for them, and exactly the files the policy binds. The grader's build
+// and install trees, reference/, other submissions, the work directory and the grader's own
+// process are not visible. A run (a policy with the GPU) does not see the CUDA toolkit nor any
+// compiler: their directories look empty and their programs and libraries in the system's
+// directories are replaced by /dev/null (NVRTC, nvJitLink, nvcc, ptxas, gcc, clang, LLVM...); the
+// driver's libraries stay. The environment holds only what the policy sets. / and /dev are
+// read-only: /tmp and the policy's writable mounts are the only places to write. The whole PID
+// namespace dies with the sandboxed program, so nothing it starts outlives it.
+//
+// Limits per sandbox (limits() lists what holds on this machine): the whole sandbox (bwrap and
+// everything the program starts) is a process tree with a control group of its own
+// (harness/cgroup.hpp) that bounds its processes (policy.limits.max_processes) and its memory,
+// tmpfs files included (policy.limits.tree_memory_bytes, else max_data_bytes); its output goes to
+// a tmpfs of its own of max_file_bytes, so that fallocate cannot reserve the grader's disk
+// (SpawnOptions::bounded_output); its /tmp is a tmpfs of tmp_bytes. Without cgroups, the process
+// limit falls back to RLIMIT_NPROC, which counts every process of the host uid: one pool shared
+// by every sandbox of the machine.
 //
 // When the grader runs as root, bwrap itself runs as uid 65534: the sandboxed program is then uid
-// 65534 on the host too, so RLIMIT_NPROC (policy.limits.max_processes) holds. That limit counts
-// every process of the host uid (the bwrap processes, every sandbox running at the same time, and
-// any other process of uid 65534), not one sandbox's. Mount sources are opened as root, so they
-// may lie below directories uid 65534 cannot enter (a checkout under /root); what the program
-// reads or writes there is still subject to the files' own permissions (see make_writable).
+// 65534 on the host too. Mount sources are opened as root, so they may lie below directories uid
+// 65534 cannot enter (a checkout under /root); what the program reads or writes there is still
+// subject to the files' own permissions (see make_writable).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/process.hpp"
@@ -40,7 +51,23 @@ struct SandboxPolicy {
     std::vector<std::string> env;                 // "NAME=value": the program's whole environment (but
                                                   // PWD, the working directory, which bwrap always sets)
     std::uint64_t tmp_bytes = 512ull << 20;       // size of the private /tmp (tmpfs)
-    ProcessLimits limits;                         // processes, open files, CPU seconds, file size, memory
+    // Processes (per sandbox: the tree's control group, else RLIMIT_NPROC), open files, CPU
+    // seconds, file size (and the output's tmpfs), memory per process (RLIMIT_DATA) and of the whole
+    // sandbox (tree_memory_bytes; 0: max_data_bytes). tree_processes is taken from max_processes.
+    ProcessLimits limits;
+    // Whether the CUDA toolkit and the compilers are hidden; unset: hidden where the program may
+    // use the GPU (a run needs the driver, never a compiler), shown for a compile. What
+    // system_paths_extra names is never hidden.
+    std::optional<bool> hide_toolchains;
+};
+
+// Which limits hold for each sandbox on this machine, by name: "processes" (per sandbox),
+// "memory" (of the whole sandbox), "output" (its size, fallocate included), "tmp" (the private
+// /tmp's size), "file_size", "open_files", "cpu_seconds", "data" (per process). What does not
+// hold is in `not_enforced`, with why.
+struct SandboxLimits {
+    std::vector<std::string> enforced;
+    std::vector<std::pair<std::string, std::string>> not_enforced;  // name, why
 };
 
 class Sandbox {
@@ -63,11 +90,17 @@ public:
     // as uid 65534; nothing otherwise). Throws std::runtime_error on failure.
     void make_writable(const std::string& path) const;
 
-    // Whether policy.limits.max_processes holds (false only when bwrap must run as root).
-    bool enforces_process_limit() const { return mode_ != Mode::as_root; }
+    // Whether policy.limits.max_processes holds: per sandbox with a control group, else as
+    // RLIMIT_NPROC (false when bwrap must run as root and there is no control group).
+    bool enforces_process_limit() const;
+    // Whether each sandbox's processes are counted apart from every other's (a control group).
+    bool process_limit_per_sandbox() const;
+    // What holds per sandbox here (see SandboxLimits).
+    SandboxLimits limits() const;
 
     const std::string& bwrap() const { return bwrap_; }
-    // "bubblewrap 0.8.0 (/usr/bin/bwrap), uid 65534", plus any weakness of this machine's setup.
+    // "bubblewrap 0.8.0 (/usr/bin/bwrap), uid 65534", plus any weakness of this machine's setup
+    // (limits() has the limits).
     std::string describe() const;
 
 private:
