@@ -6,7 +6,7 @@
 //   - a GitHub Classroom clone: every folder is <assignment>-<username> with one common prefix ending
 //     in '-' (two folders at least); a student is named after <username>;
 //   - plain: one folder per student, named after the folder.
-// Names are cleaned (letters, digits, '.', '_', '-', '@'; first a letter, a digit or '_'; at most
+// Names are cleaned (letters, digits, '.', '_', '-', '@'; first a letter or a digit; at most
 // 64 bytes; never "." or ".."), and made unique by a suffix in the order of their folders.
 // Files, links and hidden entries at DIR's top are skipped, with a note.
 #pragma once
