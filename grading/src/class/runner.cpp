@@ -432,7 +432,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     if (command.shard_count > 1) {
         out << "grade class: shard " << command.shard_index << "/" << command.shard_count
             << " done; once every shard is: grade class merge --output-dir " << command.output_dir << "\n";
-        const json& summary = class_results(folders, command.options.exercises).at("summary");
+        const json summary = class_results(folders, command.options.exercises).at("summary");
         code = summary.at("passed") == summary.at("students") ? exit_success : exit_graded_with_failures;
     } else {
         code = write_class(output, folders, command.options.exercises, out, err);
