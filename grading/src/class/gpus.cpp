@@ -72,6 +72,12 @@ GpuChoice choose_gpus(const std::vector<std::string>& asked, const Toolchain& to
             }
         }
         choice.note = "the GPUs of --gpus";
+        bool asked_cuda = false;
+        grading_device(toolchain, [&] {
+            asked_cuda = true;
+            return DeviceState{};
+        });
+        choice.fake = !asked_cuda;
         return choice;
     }
     bool asked_cuda = false;
@@ -86,6 +92,7 @@ GpuChoice choose_gpus(const std::vector<std::string>& asked, const Toolchain& to
         }
         choice.gpus.push_back({"0", "0 (" + device.name + ")"});
         choice.note = "the toolchain's fake device, no GPU needed: one virtual GPU";
+        choice.fake = true;
         return choice;
     }
     if (visible_env) {
@@ -113,6 +120,16 @@ GpuChoice choose_gpus(const std::vector<std::string>& asked, const Toolchain& to
     choice.gpus.push_back({"0", "0 (" + device.name + ")"});
     choice.note = "CUDA's device 0 only (nvidia-smi -L listed none: name more GPUs with --gpus)";
     return choice;
+}
+
+std::string sandbox_gpu_problem(const GpuChoice& choice, bool sandboxed, int machine_gpus)
+{
+    if (!sandboxed || choice.fake || (choice.gpus.size() <= 1 && machine_gpus <= 1)) return {};
+    return "grading on " + std::to_string(choice.gpus.size()) + " of this machine's " +
+           std::to_string(std::max<int>(machine_gpus, static_cast<int>(choice.gpus.size()))) +
+           " GPUs needs the sandbox to pass CUDA_VISIBLE_DEVICES to submitted code, which this grader's does not "
+           "yet:\n  its runners would all compute on the first GPU (grade class cannot choose a GPU for them)\n"
+           "  (grade on a machine, or a Slurm job with ConstrainDevices, that has one GPU)";
 }
 
 }  // namespace grading

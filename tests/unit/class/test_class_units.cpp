@@ -249,6 +249,7 @@ TEST_CASE("GPUs: --gpus, the fake device, CUDA_VISIBLE_DEVICES, nvidia-smi -L, e
 
     auto choice = grading::choose_gpus({"0", "1"}, real, h100, std::nullopt, std::nullopt);
     REQUIRE(choice.gpus.size() == 2);
+    CHECK(!choice.fake);
     CHECK(choice.gpus[1].visible == "1");
     // An index counts in the class's own CUDA_VISIBLE_DEVICES, as CUDA's device numbers do.
     choice = grading::choose_gpus({"1"}, real, h100, std::string("4,6"), std::nullopt);
@@ -280,8 +281,25 @@ TEST_CASE("GPUs: --gpus, the fake device, CUDA_VISIBLE_DEVICES, nvidia-smi -L, e
     probes = 0;
     choice = grading::choose_gpus({}, fake, h100, std::nullopt, std::nullopt);
     CHECK(probes == 0);
+    CHECK(choice.fake);
+    CHECK(grading::choose_gpus({"0", "1"}, fake, h100, std::nullopt, std::nullopt).fake);
     REQUIRE(choice.gpus.size() == 1);
     CHECK(choice.gpus[0].label.find("fake device") != std::string::npos);
+}
+
+TEST_CASE("with the sandbox, only a machine's one GPU: its runners do not get CUDA_VISIBLE_DEVICES yet")
+{
+    grading::GpuChoice one, two, fake;
+    one.gpus = {{"GPU-a", "0"}};
+    two.gpus = {{"GPU-a", "0"}, {"GPU-b", "1"}};
+    fake.gpus = two.gpus;
+    fake.fake = true;
+    CHECK(grading::sandbox_gpu_problem(one, true, 1).empty());
+    CHECK(grading::sandbox_gpu_problem(one, true, 0).empty());  // nvidia-smi did not answer: CUDA's device 0
+    CHECK(grading::sandbox_gpu_problem(one, true, 2).find("CUDA_VISIBLE_DEVICES") != std::string::npos);
+    CHECK(!grading::sandbox_gpu_problem(two, true, 2).empty());
+    CHECK(grading::sandbox_gpu_problem(two, false, 2).empty());  // --no-sandbox: the runners inherit it
+    CHECK(grading::sandbox_gpu_problem(fake, true, 0).empty());
 }
 
 TEST_CASE("nvidia-smi -L: GPUs by UUID, a GPU in MIG mode by its instances")
