@@ -372,14 +372,22 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     const std::set<std::string> regrade(command.regrade.begin(), command.regrade.end());
     std::vector<Job> jobs;
     int already = 0;
+    std::vector<std::string> moved;
     for (const auto& entry : share) {
         const fs::path dir = output / "students" / entry.name;
-        if (regrade.count(entry.name) || !graded(dir))
-            jobs.push_back({entry, regrade.count(entry.name) > 0});
+        // Results of another folder under this name (a folder added since took it): graded again, the
+        // other's results kept in previous/.
+        const StudentFolder earlier = read_student_folder(dir.string());
+        const bool other_source = earlier.results && !earlier.record.source.empty() && earlier.record.source != entry.source;
+        if (other_source) moved.push_back(entry.name + " held the results of " + earlier.record.source);
+        if (regrade.count(entry.name) || other_source || !earlier.results)
+            jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source});
         else
             ++already;
     }
     for (const auto& note : roster.notes) out << "grade class: " << note << "\n";
+    for (const auto& note : moved)
+        out << "grade class: " << harness::printable_text(note) << ": graded again, those kept in previous/\n";
     const int workers = static_cast<int>(gpus.gpus.size()) * command.per_gpu;
     out << "grade class: " << roster.students.size() << " students (" << to_string(roster.layout) << " layout)";
     if (command.shard_count > 1)

@@ -384,3 +384,25 @@ TEST_CASE("grade class refuses before grading anyone: output inside the submissi
     CHECK(run.status.code == 2);
     fs::remove_all(dir);
 }
+
+TEST_CASE("a folder added since that takes a graded student's name: both graded, the other's results kept aside")
+{
+    const fs::path dir = test_dir("renamed");
+    const fs::path submissions = make_class(dir, {{"a b", "// FAKE_RUNNER: correct"}});
+    const fs::path out = dir / "out";
+    const std::vector<std::string> options = {"--case", "n=1025/int"};
+    grade_class(submissions, out, options);
+    CHECK(read_json(out / "students" / "a_b" / "record.json").at("source") == (submissions / "a b").string());
+    // "a\tb" comes first in folder order: it is a_b now, and "a b" is a_b-2.
+    make_class(dir, {{"a\tb", "// FAKE_RUNNER: unwritten"}});
+    const auto again = grade_class(submissions, out, options);
+    INFO(again.output);
+    CHECK(again.output.find("a_b held the results of") != std::string::npos);
+    CHECK(again.output.find("0 already graded, 2 to grade") != std::string::npos);
+    CHECK(read_json(out / "students" / "a_b" / "record.json").at("source") == (submissions / "a\tb").string());
+    CHECK(read_json(out / "students" / "a_b-2" / "record.json").at("source") == (submissions / "a b").string());
+    CHECK(read_json(out / "students" / "a_b" / "previous" / "1" / "record.json").at("source") ==
+          (submissions / "a b").string());
+    check_class_files(out);
+    fs::remove_all(dir);
+}
