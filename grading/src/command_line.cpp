@@ -24,7 +24,9 @@ const char* description = R"(Grades a directory of <exercise>.cu files (see docs
 or lists the exercises and their cases:
   grade --list [--exercise NAME]
 or measures the hidden references beside their ceilings on this GPU (see grade bench --help):
-  grade bench [--sizes N[,N...]] [--output-dir DIR])";
+  grade bench [--sizes N[,N...]] [--output-dir DIR]
+or grades every student of a class, several at once on each GPU (see grade class --help):
+  grade class --submissions DIR --output-dir OUT [GRADING OPTIONS])";
 
 // Short: it is also the subcommand's line in grade --help.
 const char* bench_description = "measures the hidden references beside their ceilings on this GPU";
@@ -279,6 +281,7 @@ void declare_bench_options(CLI::App& app, BenchCommand& command)
 
 CommandLine parse_command_line(const std::vector<std::string>& args, const GradeOptions& defaults)
 {
+    if (args.size() > 1 && args[1] == "class") return parse_class_command_line(args, defaults);
     CLI::App app(description, "grade");
     app.footer(exit_codes);
     // Help and version win over a mistake anywhere else on the line, as before CLI11: their flags act as soon as

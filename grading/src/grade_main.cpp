@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "grading/bench.hpp"
+#include "grading/class_grading.hpp"
 #include "grading/command_line.hpp"
 #include "grading/console.hpp"
 #include "grading/device_probe.hpp"
@@ -183,6 +184,10 @@ int main(int argc, char** argv)
         grading::parse_command_line({argv, argv + argc}, defaults_for(argv[0], own_executable(argv[0])));
     if (command_line.bench)
         return grading::run_bench(*command_line.bench, grading::probe_cuda_device, std::cout, std::cerr);
+    if (command_line.class_grading)
+        return grading::run_class(*command_line.class_grading, own_executable(argv[0]), grading::probe_cuda_device,
+                                  std::cout, std::cerr);
+    if (command_line.class_merge) return grading::run_class_merge(*command_line.class_merge, std::cout, std::cerr);
     if (!command_line.grade) {
         (command_line.exit_code == grading::exit_success ? std::cout : std::cerr) << command_line.message;
         return command_line.exit_code;

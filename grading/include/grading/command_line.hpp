@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "grading/class_command.hpp"
 #include "grading/formats.hpp"
 #include "grading/grader.hpp"
 
@@ -54,10 +55,16 @@ struct CommandLine {
     std::string message;  // for stdout when exit_code is exit_success, else stderr
     // `grade bench` asked for (and no grade).
     std::optional<BenchCommand> bench{};
+    // `grade class` or `grade class merge` asked for (grading/class_command.hpp).
+    std::optional<ClassCommand> class_grading{};
+    std::optional<ClassMergeCommand> class_merge{};
 };
 
 // `args` is argv, program name first. `defaults` are what the options leave unchanged; those that
 // depend on where grade runs (compiler, reference runner, cores) are main's to find.
 CommandLine parse_command_line(const std::vector<std::string>& args, const GradeOptions& defaults);
+// `grade class ...` (args[1] is "class"; grading/src/class/class_command_line.cpp): its grading
+// options are checked by parse_command_line as one grading's.
+CommandLine parse_class_command_line(const std::vector<std::string>& args, const GradeOptions& defaults);
 
 }  // namespace grading

@@ -1,0 +1,39 @@
+// What `grade class` and `grade class merge` were asked (see `grade class --help`). Parsed by
+// parse_class_command_line (command_line.hpp, in grading/src/class/class_command_line.cpp), run by
+// run_class and run_class_merge (class_grading.hpp).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "grading/grader.hpp"
+
+namespace grading {
+
+// `grade class`: every student below `submissions`, each graded by a `grade` of its own.
+struct ClassCommand {
+    std::string submissions;  // --submissions DIR
+    std::string output_dir;   // --output-dir OUT
+    // The grading options for every student's `grade`, as given (checked by parsing them as one
+    // grading's), and what they parse to.
+    std::vector<std::string> grade_args;
+    GradeOptions options;
+    bool no_sandbox = false;
+    std::string bwrap;
+    std::vector<std::string> gpus;  // --gpus: each a CUDA_VISIBLE_DEVICES entry; empty: discovered
+    int per_gpu = 3;                // students graded at once on each GPU
+    std::vector<std::string> regrade;  // --regrade: students graded again, their previous results kept
+    int shard_index = 0, shard_count = 1;  // --shard I/N
+    std::chrono::seconds student_time_limit{3600};  // one student's whole `grade`
+    bool keep_work = false;
+    bool quiet = false;  // no line per student, only the end
+};
+
+// `grade class merge`: the class's results from the students' results under OUT and SHARD_DIRs.
+struct ClassMergeCommand {
+    std::string output_dir;
+    std::vector<std::string> shard_dirs;
+};
+
+}  // namespace grading

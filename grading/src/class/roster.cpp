@@ -1,0 +1,297 @@
+#include "grading/class_roster.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grading {
+namespace {
+
+constexpr std::size_t max_name_bytes = 64;
+constexpr std::size_t max_metadata_bytes = 64 << 20;
+constexpr const char* gradescope_metadata = "submission_metadata.yml";
+
+bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-' || c == '@';
+}
+
+bool first_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+std::string trim(std::string_view text)
+{
+    const auto begin = text.find_first_not_of(" \t\r");
+    if (begin == std::string_view::npos) return {};
+    const auto end = text.find_last_not_of(" \t\r");
+    return std::string(text.substr(begin, end - begin + 1));
+}
+
+// A YAML scalar as Gradescope writes them: plain, 'single' ('' is a quote) or "double" (\" and \\).
+std::string yaml_scalar(std::string_view raw)
+{
+    std::string text = trim(raw);
+    if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') {
+        std::string out;
+        for (std::size_t i = 1; i + 1 < text.size(); ++i) {
+            out += text[i];
+            if (text[i] == '\'' && i + 2 < text.size() && text[i + 1] == '\'') ++i;
+        }
+        return out;
+    }
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+        std::string out;
+        for (std::size_t i = 1; i + 1 < text.size(); ++i) {
+            if (text[i] == '\\' && i + 2 < text.size()) ++i;
+            out += text[i];
+        }
+        return out;
+    }
+    return text;
+}
+
+std::size_t indentation(const std::string& line)
+{
+    std::size_t k = 0;
+    while (k < line.size() && line[k] == ' ') ++k;
+    return k;
+}
+
+struct Folder {
+    std::string file_name;  // as on disk
+    fs::path path;
+};
+
+// The student folders at the top of `dir` (sorted by file name), and notes on what was skipped.
+std::vector<Folder> top_folders(const fs::path& dir, std::vector<std::string>& notes)
+{
+    std::vector<Folder> folders;
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec), end;
+    if (ec) throw RosterError("--submissions " + dir.string() + ": cannot read it (" + ec.message() + ")");
+    for (; it != end; it.increment(ec)) {
+        if (ec) throw RosterError("--submissions " + dir.string() + ": cannot read it (" + ec.message() + ")");
+        const std::string file_name = it->path().filename().string();
+        std::error_code status_error;
+        const fs::file_status status = it->symlink_status(status_error);
+        if (status_error) continue;
+        if (!file_name.empty() && file_name[0] == '.') continue;  // .git, .DS_Store...
+        if (fs::is_symlink(status)) {
+            notes.push_back("skipped " + harness::printable_text(file_name) + ": a link, not a folder");
+            continue;
+        }
+        if (!fs::is_directory(status)) {
+            if (file_name != gradescope_metadata)
+                notes.push_back("skipped " + harness::printable_text(file_name) + ": a file, not a student folder");
+            continue;
+        }
+        folders.push_back({file_name, fs::absolute(it->path())});
+    }
+    std::sort(folders.begin(), folders.end(),
+              [](const Folder& a, const Folder& b) { return a.file_name < b.file_name; });
+    return folders;
+}
+
+// GitHub Classroom's "<assignment>-": the common prefix of every folder name, up to its last '-',
+// when each name goes on past it. Empty: not that layout.
+std::string classroom_prefix(const std::vector<Folder>& folders)
+{
+    if (folders.size() < 2) return {};
+    std::string prefix = folders.front().file_name;
+    for (const auto& f : folders) {
+        std::size_t k = 0;
+        while (k < prefix.size() && k < f.file_name.size() && prefix[k] == f.file_name[k]) ++k;
+        prefix.resize(k);
+    }
+    const auto dash = prefix.rfind('-');
+    if (dash == std::string::npos || dash == 0) return {};
+    prefix.resize(dash + 1);
+    for (const auto& f : folders)
+        if (f.file_name.size() <= prefix.size()) return {};
+    return prefix;
+}
+
+std::string read_bounded(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text;
+    text.resize(max_metadata_bytes);
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    return text;
+}
+
+}  // namespace
+
+const char* to_string(RosterLayout layout)
+{
+    switch (layout) {
+    case RosterLayout::gradescope: return "gradescope";
+    case RosterLayout::github_classroom: return "github_classroom";
+    case RosterLayout::plain: break;
+    }
+    return "plain";
+}
+
+std::string clean_student_name(std::string_view raw)
+{
+    std::string name;
+    for (char c : raw) {
+        if (name.size() >= max_name_bytes) break;
+        const char kept = name_char(c) ? c : '_';
+        // Runs of replaced characters become one '_'.
+        if (kept == '_' && !name.empty() && name.back() == '_' && !name_char(c)) continue;
+        name += kept;
+    }
+    // Never ".", "..", a hidden file, an option ("-x") or a spreadsheet formula ("@x", "-1").
+    while (!name.empty() && !first_char(name.front())) name.erase(name.begin());
+    while (!name.empty() && (name.back() == '.' || name.back() == '_') && name.size() > 1) name.pop_back();
+    if (name.empty() || name == "_") return "student";
+    return name;
+}
+
+std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_metadata(const std::string& text)
+{
+    std::vector<std::pair<std::string, std::vector<Submitter>>> submissions;
+    std::istringstream in(text);
+    std::string line;
+    bool in_submitters = false;
+    std::size_t submitters_indent = 0, item_indent = 0;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (trim(line).empty() || trim(line)[0] == '#') continue;
+        const std::size_t indent = indentation(line);
+        const std::string content = line.substr(indent);
+        if (indent == 0) {
+            in_submitters = false;
+            if (content.size() > 1 && content.back() == ':') submissions.push_back({yaml_scalar(content.substr(0, content.size() - 1)), {}});
+            continue;
+        }
+        if (submissions.empty()) continue;
+        if (!in_submitters) {
+            // Only the submission's own list (its first level), not one in :history: below it.
+            if (content == ":submitters:" && submissions.back().second.empty() && indent <= 2) {
+                in_submitters = true;
+                submitters_indent = indent;
+                item_indent = 0;
+            }
+            continue;
+        }
+        std::string field = content;
+        const bool item = field.rfind("- ", 0) == 0;
+        if (item) {
+            if (indent < submitters_indent || (item_indent != 0 && indent != item_indent)) {
+                in_submitters = false;
+                continue;
+            }
+            item_indent = indent;
+            submissions.back().second.push_back({});
+            field = trim(field.substr(2));
+        } else if (indent <= submitters_indent) {
+            in_submitters = false;
+            continue;
+        }
+        if (submissions.back().second.empty()) continue;
+        Submitter& s = submissions.back().second.back();
+        const auto colon = field.find(": ");
+        if (field.empty() || field[0] != ':' || colon == std::string::npos) continue;
+        const std::string key = field.substr(1, colon - 1);
+        const std::string value = yaml_scalar(field.substr(colon + 2));
+        if (key == "name")
+            s.name = value;
+        else if (key == "sid")
+            s.sid = value;
+        else if (key == "email")
+            s.email = value;
+    }
+    return submissions;
+}
+
+Roster discover_roster(const std::string& dir_text)
+{
+    Roster roster;
+    fs::path dir = dir_text;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw RosterError("--submissions " + dir_text + ": no such directory");
+    std::vector<Folder> folders = top_folders(dir, roster.notes);
+    // `gh classroom clone student-repos` puts the clones in one folder, <assignment>-submissions.
+    if (folders.size() == 1 && !fs::exists(dir / gradescope_metadata) &&
+        folders.front().file_name.size() > 12 &&
+        folders.front().file_name.compare(folders.front().file_name.size() - 12, 12, "-submissions") == 0) {
+        dir = folders.front().path;
+        roster.notes.push_back("the students' folders are in " + harness::printable_text(folders.front().file_name));
+        folders = top_folders(dir, roster.notes);
+    }
+    if (folders.empty())
+        throw RosterError("--submissions " + dir_text +
+                          ": no student folders in it\n  (give the folder that holds one folder per student, a "
+                          "Gradescope export or a GitHub Classroom clone)");
+
+    // (folder, raw name, submitters), in folder order; names are cleaned and made unique below.
+    struct Raw {
+        const Folder* folder;
+        std::string name;
+        std::vector<Submitter> submitters;
+    };
+    std::vector<Raw> raw;
+    if (fs::is_regular_file(dir / gradescope_metadata, ec)) {
+        roster.layout = RosterLayout::gradescope;
+        std::map<std::string, std::vector<Submitter>> metadata;
+        for (auto& [key, submitters] : parse_gradescope_metadata(read_bounded(dir / gradescope_metadata)))
+            metadata.emplace(key, std::move(submitters));
+        for (const auto& f : folders) {
+            Raw r{&f, f.file_name, {}};
+            if (auto found = metadata.find(f.file_name); found != metadata.end() && !found->second.empty()) {
+                r.submitters = found->second;
+                const Submitter& first = r.submitters.front();
+                r.name = !first.email.empty() ? first.email : !first.sid.empty() ? first.sid
+                                                         : !first.name.empty()  ? first.name
+                                                                                : f.file_name;
+            } else {
+                roster.notes.push_back(harness::printable_text(f.file_name) + ": not in " + gradescope_metadata +
+                                       ", named after its folder");
+            }
+            raw.push_back(std::move(r));
+        }
+    } else if (const std::string prefix = classroom_prefix(folders); !prefix.empty()) {
+        roster.layout = RosterLayout::github_classroom;
+        roster.notes.push_back("GitHub Classroom folders of the assignment " +
+                               harness::printable_text(prefix.substr(0, prefix.size() - 1)) +
+                               ": students named after what follows it");
+        for (const auto& f : folders) raw.push_back({&f, f.file_name.substr(prefix.size()), {}});
+    } else {
+        for (const auto& f : folders) raw.push_back({&f, f.file_name, {}});
+    }
+
+    std::set<std::string> taken;
+    for (auto& r : raw) {
+        const std::string base = clean_student_name(r.name);
+        std::string name = base;
+        for (int k = 2; taken.count(name); ++k) name = base + "-" + std::to_string(k);
+        taken.insert(name);
+        roster.students.push_back({name, r.folder->path.string(), std::move(r.submitters)});
+    }
+    std::sort(roster.students.begin(), roster.students.end(),
+              [](const RosterEntry& a, const RosterEntry& b) { return a.name < b.name; });
+    return roster;
+}
+
+std::vector<RosterEntry> shard_of(const std::vector<RosterEntry>& students, int index, int count)
+{
+    std::vector<RosterEntry> share;
+    for (std::size_t p = 0; p < students.size(); ++p)
+        if (count <= 1 || static_cast<int>(p % static_cast<std::size_t>(count)) == index) share.push_back(students[p]);
+    return share;
+}
+
+}  // namespace grading

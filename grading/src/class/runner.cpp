@@ -1,0 +1,499 @@
+// `grade class` and `grade class merge` (class_grading.hpp): the roster, one worker pool per GPU,
+// each student graded by a child `grade`, resume and regrade, the class's files.
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "class_internal.hpp"
+#include "grading/class_grading.hpp"
+#include "grading/command_line.hpp"
+#include "grading/report.hpp"
+#include "harness/process.hpp"
+#include "harness/sandbox.hpp"
+#include "harness/text.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace grading {
+
+std::string clock_text(double seconds)
+{
+    const long s = std::lround(std::max(0.0, seconds));
+    std::ostringstream text;
+    if (s >= 3600) text << s / 3600 << ":" << std::setw(2) << std::setfill('0') << (s / 60) % 60;
+    else text << s / 60;
+    text << ":" << std::setw(2) << std::setfill('0') << s % 60;
+    return text.str();
+}
+
+namespace {
+
+using class_detail::number_text;
+
+// A student's folder, locked by the class process that grades it: two `grade class` on one OUT
+// (shards on a shared file system, or a second run by mistake) never grade one student at once.
+class StudentLock {
+public:
+    explicit StudentLock(const fs::path& dir)
+    {
+        fd_ = ::open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            ::close(fd_);
+            fd_ = -1;
+        }
+    }
+    ~StudentLock()
+    {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    bool held() const { return fd_ >= 0; }
+    StudentLock(const StudentLock&) = delete;
+    StudentLock& operator=(const StudentLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+bool graded(const fs::path& dir)
+{
+    return read_grade_results((dir / student_files::results).string()).has_value();
+}
+
+// Moves the student's last results into previous/<n>/ (n one past the highest there), results.json
+// first: stopped in the middle, the student is not graded any more and is graded on the next run.
+void keep_previous(const fs::path& dir)
+{
+    int highest = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir / student_files::previous, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string n = it->path().filename().string();
+        if (!n.empty() && n.size() < 9 && n.find_first_not_of("0123456789") == std::string::npos)
+            highest = std::max(highest, std::stoi(n));
+    }
+    const fs::path target = dir / student_files::previous / std::to_string(highest + 1);
+    fs::create_directories(target);
+    std::vector<std::string> files = {student_files::results};
+    for (const auto& [option, file] : student_files::formats())
+        if (file != student_files::results) files.push_back(file);
+    files.push_back(student_files::log);
+    files.push_back(student_files::record);
+    for (const auto& file : files)
+        if (fs::exists(fs::symlink_status(dir / file, ec))) fs::rename(dir / file, target / file);
+}
+
+// The last line of grade's log that says something, for a student whose grade failed.
+std::string last_log_line(const fs::path& log)
+{
+    const std::string tail = harness::read_file_tail(log.string(), 4096);
+    std::istringstream in(tail);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (line.find_first_not_of(" \t\r") != std::string::npos && line.find("nothing was graded") == std::string::npos)
+            last = line;
+    return std::string(harness::utf8_prefix(harness::printable_text(last), 300));
+}
+
+struct Job {
+    RosterEntry entry;
+    bool regrade = false;
+};
+
+struct Setting {
+    const ClassCommand& command;
+    fs::path out;
+    std::string executable;
+    std::string layout;
+    std::vector<std::string> extra_args;  // added to every student's grade (--jobs)
+};
+
+// Grades one student with a child grade on `gpu`; returns its record, written to its folder.
+StudentRecord grade_student(const Setting& setting, const Job& job, const ClassGpu& gpu)
+{
+    const ClassCommand& command = setting.command;
+    const fs::path dir = setting.out / "students" / job.entry.name;
+    const fs::path pending = dir / student_files::pending;
+    const fs::path work = dir / student_files::work;
+    if (job.regrade && graded(dir)) keep_previous(dir);
+    std::error_code ignored;
+    fs::remove_all(pending, ignored);
+    fs::remove_all(work, ignored);
+    fs::create_directories(pending);
+
+    StudentRecord record;
+    record.name = job.entry.name;
+    record.source = job.entry.source;
+    record.layout = setting.layout;
+    record.submitters = job.entry.submitters;
+    record.gpu = gpu.visible;
+    record.gpu_label = gpu.label;
+    record.started_at = class_detail::utc_now();
+    if (command.shard_count > 1)
+        record.shard = std::to_string(command.shard_index) + "/" + std::to_string(command.shard_count);
+    write_file_atomically((dir / student_files::record).string(), to_json(record).dump(2) + "\n");
+
+    harness::SpawnOptions spawn;
+    spawn.argv = {setting.executable, "--submission", job.entry.source, "--work-dir", work.string()};
+    for (const auto& [option, file] : student_files::formats()) {
+        spawn.argv.push_back(option);
+        spawn.argv.push_back((pending / file).string());
+    }
+    spawn.argv.insert(spawn.argv.end(), command.grade_args.begin(), command.grade_args.end());
+    spawn.argv.insert(spawn.argv.end(), setting.extra_args.begin(), setting.extra_args.end());
+    spawn.extra_env = {"CUDA_VISIBLE_DEVICES=" + gpu.visible, "NO_COLOR=1"};
+    spawn.output_file = (dir / student_files::log).string();
+    spawn.limits.max_file_bytes = 0;  // grade sets its children's limits itself
+    // The child dies with this thread's process: SIGKILL when the class is killed, however.
+    const pid_t parent = ::getpid();
+    spawn.child_setup = [parent]() -> int {
+        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;
+        return ::getppid() == parent ? 0 : ESRCH;
+    };
+
+    const auto start = std::chrono::steady_clock::now();
+    harness::ExitStatus status;
+    try {
+        harness::Child child = harness::Child::spawn(spawn);
+        status = child.wait_until(start + command.student_time_limit);
+    } catch (const std::exception& e) {
+        status.kind = harness::ExitStatus::Kind::failed_to_start;
+        status.error = e.what();
+    }
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool exited = status.kind == harness::ExitStatus::Kind::exited;
+    record.exit_code = exited ? status.code : -1;
+    const bool has_results = read_grade_results((pending / student_files::results).string()).has_value();
+    if (exited && (status.code == 0 || status.code == 1) && has_results) {
+        record.outcome = "graded";
+    } else {
+        record.outcome = "not_graded";
+        switch (status.kind) {
+        case harness::ExitStatus::Kind::timed_out:
+            record.message = "its grade ran past --student-time-limit (" +
+                             std::to_string(command.student_time_limit.count()) + " s) and was stopped";
+            break;
+        case harness::ExitStatus::Kind::failed_to_start:
+            record.message = "its grade could not start: " + status.error;
+            break;
+        case harness::ExitStatus::Kind::signaled:
+            record.message = "its grade died: " + status.describe();
+            break;
+        case harness::ExitStatus::Kind::exited:
+            record.message = "its grade ended with exit code " + std::to_string(status.code) +
+                             (has_results ? "" : ", without results");
+            break;
+        }
+        const std::string last = last_log_line(dir / student_files::log);
+        if (!last.empty()) record.message += ": " + last;
+    }
+    write_file_atomically((dir / student_files::record).string(), to_json(record).dump(2) + "\n");
+    if (record.outcome == "graded")
+        for (const auto& [option, file] : student_files::formats())  // results.json last
+            if (fs::exists(pending / file, ignored)) fs::rename(pending / file, dir / file);
+    fs::remove_all(pending, ignored);
+    if (!command.keep_work) fs::remove_all(work, ignored);
+    return record;
+}
+
+// The console's line for a finished student, and the class's progress.
+class Progress {
+public:
+    Progress(std::ostream& out, int total, bool quiet) : out_(out), total_(total), quiet_(quiet) {}
+
+    void done(const StudentRecord& record, const std::optional<json>& results)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++done_;
+        std::string what;
+        if (!results) {
+            ++not_graded_;
+            what = "NOT GRADED: " + record.message;
+        } else {
+            int failed_cases = 0;
+            for (const auto& e : results->at("exercises"))
+                for (const auto& c : e.at("cases")) failed_cases += c.value("status", "") != "pass";
+            if (!class_detail::every_case_passed(*results)) ++failed_;
+            what = number_text(class_detail::number_or_zero(*results, "points")) + "/" +
+                   number_text(class_detail::number_or_zero(*results, "max_points")) + " points" +
+                   (failed_cases ? ", " + std::to_string(failed_cases) + " case(s) did not pass" : "");
+        }
+        if (quiet_) return;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double left = elapsed / done_ * (total_ - done_);
+        const int width = static_cast<int>(std::to_string(total_).size());
+        out_ << "[" << std::setw(width) << done_ << "/" << total_ << "] " << record.name << ": "
+             << harness::printable_text(what) << " (GPU " << harness::printable_text(record.gpu_label) << ", "
+             << number_text(record.seconds, 1) << " s)  | " << failed_ << " failed, " << not_graded_
+             << " not graded, " << clock_text(elapsed) << " elapsed, about " << clock_text(left) << " left"
+             << std::endl;
+    }
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+private:
+    std::ostream& out_;
+    std::mutex mutex_;
+    const int total_;
+    const bool quiet_;
+    int done_ = 0, failed_ = 0, not_graded_ = 0;
+    const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+bool inside(const fs::path& path, const fs::path& dir)
+{
+    const std::string p = path.string(), d = dir.string();
+    return p == d || (p.size() > d.size() && p.compare(0, d.size(), d) == 0 && p[d.size()] == '/');
+}
+
+std::optional<std::string> environment(const char* name)
+{
+    const char* value = std::getenv(name);
+    return value ? std::optional<std::string>(value) : std::nullopt;
+}
+
+std::optional<std::string> nvidia_smi_list()
+{
+    try {
+        const auto run = harness::run_command({"nvidia-smi", "-L"}, std::chrono::seconds(30));
+        if (run.status.ok()) return run.output;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+// Every student folder below OUT/students/, by name.
+std::vector<StudentFolder> read_students(const fs::path& out)
+{
+    std::vector<StudentFolder> folders;
+    std::error_code ec;
+    for (fs::directory_iterator it(out / "students", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name[0] == '.' || !it->is_directory() || it->is_symlink()) continue;
+        folders.push_back(read_student_folder(it->path().string()));
+    }
+    return folders;
+}
+
+int write_class(const fs::path& out, const std::vector<StudentFolder>& folders, const std::vector<std::string>& exercises,
+                std::ostream& console, std::ostream& err)
+{
+    const json results = class_results(folders, exercises);
+    try {
+        write_class_files(out.string(), results);
+    } catch (const std::exception& e) {
+        err << "grade class: " << harness::printable_text(e.what()) << "\n";
+        return exit_environment_error;
+    }
+    const json& s = results.at("summary");
+    console << "class results: " << (out / "class.csv").string() << ", " << (out / "results.json").string() << ", "
+            << (out / "report.html").string() << "\n"
+            << s.at("students").get<int>() << " students: " << s.at("passed").get<int>() << " passed every case, "
+            << s.at("failed").get<int>() << " failed some, " << s.at("not_graded").get<int>() << " not graded\n";
+    return s.at("passed").get<int>() == s.at("students").get<int>() ? exit_success : exit_graded_with_failures;
+}
+
+}  // namespace
+
+int run_class(const ClassCommand& command, const std::string& grade_executable, const DeviceProbe& probe,
+              std::ostream& out, std::ostream& err)
+{
+    const auto refuse = [&err](const std::string& why, int code) {
+        err << "grade class: " << why << "\n";
+        err << "grade class: nothing was graded\n";
+        return code;
+    };
+    Roster roster;
+    try {
+        roster = discover_roster(command.submissions);
+    } catch (const RosterError& e) {
+        return refuse(e.what(), exit_usage_error);
+    }
+    std::error_code ec;
+    const fs::path submissions = fs::weakly_canonical(command.submissions, ec);
+    const fs::path output = fs::weakly_canonical(fs::absolute(command.output_dir), ec);
+    if (inside(output, submissions) || inside(submissions, output))
+        return refuse("--output-dir " + command.output_dir + " and --submissions " + command.submissions +
+                          " overlap\n  (write the results outside the submissions' folder)",
+                      exit_usage_error);
+    std::set<std::string> names;
+    for (const auto& s : roster.students) names.insert(s.name);
+    for (const auto& name : command.regrade)
+        if (!names.count(name))
+            return refuse("--regrade " + harness::printable_text(name) + ": no such student in " + command.submissions +
+                              "\n  (names as in " + command.output_dir + "/students/)",
+                          exit_usage_error);
+
+    // This machine can grade at all: one grading's preflight, once, before any student.
+    fs::create_directories(output / "students", ec);
+    if (ec) return refuse("--output-dir " + command.output_dir + ": cannot create it (" + ec.message() + ")", exit_environment_error);
+    GradeCommand one;
+    one.options = command.options;
+    one.options.work_dir = (output / "students").string();
+    one.output = (output / "students" / "results.json").string();
+    one.no_sandbox = command.no_sandbox;
+    one.bwrap = command.bwrap;
+    std::vector<std::string> problems = preflight(one, probe);
+    if (!command.no_sandbox) {
+        std::string why;
+        if (!harness::Sandbox::find(why, command.bwrap))
+            problems.insert(problems.begin(), "cannot sandbox submitted code: " + why +
+                                                  "\n  (install Debian's bubblewrap package, or pass --no-sandbox for "
+                                                  "trusted code only)");
+    }
+    GpuChoice gpus;
+    if (problems.empty()) {
+        const std::optional<std::string> listed = nvidia_smi_list();
+        gpus = choose_gpus(command.gpus, command.options.toolchain, probe, environment("CUDA_VISIBLE_DEVICES"), listed);
+        if (!gpus.error.empty()) problems.push_back(gpus.error);
+        const int machine_gpus = listed ? static_cast<int>(parse_nvidia_smi_list(*listed).size()) : 0;
+        if (const std::string why = sandbox_gpu_problem(gpus, !command.no_sandbox, machine_gpus); !why.empty())
+            problems.push_back(why);
+    }
+    if (!problems.empty()) {
+        for (const auto& p : problems) err << "grade class: " << p << "\n";
+        err << "grade class: nothing was graded\n";
+        return exit_environment_error;
+    }
+
+    const std::vector<RosterEntry> share = shard_of(roster.students, command.shard_index, command.shard_count);
+    const std::set<std::string> regrade(command.regrade.begin(), command.regrade.end());
+    std::vector<Job> jobs;
+    int already = 0;
+    std::vector<std::string> moved;
+    for (const auto& entry : share) {
+        const fs::path dir = output / "students" / entry.name;
+        // Results of another folder under this name (a folder added since took it): graded again, the
+        // other's results kept in previous/.
+        const StudentFolder earlier = read_student_folder(dir.string());
+        const bool other_source = earlier.results && !earlier.record.source.empty() && earlier.record.source != entry.source;
+        if (other_source) moved.push_back(entry.name + " held the results of " + earlier.record.source);
+        if (regrade.count(entry.name) || other_source || !earlier.results)
+            jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source});
+        else
+            ++already;
+    }
+    for (const auto& note : roster.notes) out << "grade class: " << note << "\n";
+    for (const auto& note : moved)
+        out << "grade class: " << harness::printable_text(note) << ": graded again, those kept in previous/\n";
+    const int workers = static_cast<int>(gpus.gpus.size()) * command.per_gpu;
+    out << "grade class: " << roster.students.size() << " students (" << to_string(roster.layout) << " layout)";
+    if (command.shard_count > 1)
+        out << ", shard " << command.shard_index << "/" << command.shard_count << ": " << share.size();
+    out << "; " << already << " already graded, " << jobs.size() << " to grade on " << gpus.gpus.size()
+        << " GPU(s), " << command.per_gpu << " at a time on each (" << gpus.note << ")\n";
+    for (const auto& gpu : gpus.gpus) out << "grade class: GPU " << harness::printable_text(gpu.label) << "\n";
+    out << std::flush;
+
+    Setting setting{command, output, grade_executable, to_string(roster.layout), {}};
+    // Compiles: the machine's cores shared by the gradings at once, unless --jobs says.
+    bool jobs_given = false;
+    for (const auto& arg : command.grade_args) jobs_given |= arg == "--jobs" || arg.rfind("--jobs=", 0) == 0;
+    if (!jobs_given) {
+        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        setting.extra_args = {"--jobs", std::to_string(std::max(2, (cores + workers - 1) / std::max(1, workers)))};
+    }
+
+    Progress progress(out, static_cast<int>(jobs.size()), command.quiet);
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> threads;
+    std::mutex error_mutex;
+    std::vector<std::string> errors;
+    for (const auto& gpu : gpus.gpus)
+        for (int k = 0; k < command.per_gpu; ++k)
+            threads.emplace_back([&, gpu] {
+                for (std::size_t j = next++; j < jobs.size(); j = next++) {
+                    const fs::path dir = output / "students" / jobs[j].entry.name;
+                    try {
+                        fs::create_directories(dir);
+                        StudentLock lock(dir);
+                        if (!lock.held()) {
+                            std::lock_guard<std::mutex> guard(error_mutex);
+                            errors.push_back(jobs[j].entry.name + " is being graded by another grade class; left to it");
+                            continue;
+                        }
+                        const StudentRecord record = grade_student(setting, jobs[j], gpu);
+                        progress.done(record, read_grade_results((dir / student_files::results).string()));
+                    } catch (const std::exception& e) {
+                        std::lock_guard<std::mutex> guard(error_mutex);
+                        errors.push_back(jobs[j].entry.name + ": " + harness::printable_text(e.what()));
+                    }
+                }
+            });
+    for (auto& t : threads) t.join();
+    for (const auto& e : errors) err << "grade class: " << e << "\n";
+    out << "grade class: graded " << jobs.size() << " student(s) in " << clock_text(progress.elapsed()) << "\n";
+
+    std::vector<StudentFolder> folders;
+    for (const auto& entry : share)
+        folders.push_back(read_student_folder((output / "students" / entry.name).string()));
+    int code = exit_success;
+    if (command.shard_count > 1) {
+        out << "grade class: shard " << command.shard_index << "/" << command.shard_count
+            << " done; once every shard is: grade class merge --output-dir " << command.output_dir << "\n";
+        const json summary = class_results(folders, command.options.exercises).at("summary");
+        code = summary.at("passed") == summary.at("students") ? exit_success : exit_graded_with_failures;
+    } else {
+        code = write_class(output, folders, command.options.exercises, out, err);
+    }
+    return code == exit_success && !errors.empty() ? exit_graded_with_failures : code;
+}
+
+int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::ostream& err)
+{
+    std::error_code ec;
+    const fs::path output = fs::absolute(command.output_dir);
+    fs::create_directories(output / "students", ec);
+    if (ec) {
+        err << "grade class merge: --output-dir " << command.output_dir << ": cannot create it (" << ec.message() << ")\n";
+        return exit_environment_error;
+    }
+    for (const auto& shard_text : command.shard_dirs) {
+        const fs::path shard = fs::absolute(shard_text);
+        if (!fs::is_directory(shard / "students", ec)) {
+            err << "grade class merge: " << shard_text << " has no students/ folder\n  (give the --output-dir of "
+                << "each shard)\n";
+            return exit_usage_error;
+        }
+        if (fs::equivalent(shard, output, ec)) continue;
+        for (fs::directory_iterator it(shard / "students", ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            if (name.empty() || name[0] == '.' || it->is_symlink() || !it->is_directory()) continue;
+            const fs::path target = output / "students" / name;
+            if (!graded(it->path()) || graded(target)) continue;
+            // Copied beside, then renamed in: a merge stopped in the middle leaves no half folder.
+            const fs::path staging = output / "students" / ("." + name + ".merging");
+            fs::remove_all(staging, ec);
+            fs::create_directories(staging);
+            for (fs::directory_iterator file(it->path(), ec), files_end; !ec && file != files_end; file.increment(ec)) {
+                const std::string file_name = file->path().filename().string();
+                if (file_name == student_files::work || file_name == student_files::pending || file_name == ".lock" ||
+                    file->is_symlink())
+                    continue;
+                fs::copy(file->path(), staging / file_name, fs::copy_options::recursive);
+            }
+            fs::remove_all(target, ec);
+            fs::rename(staging, target);
+        }
+    }
+    const std::vector<StudentFolder> folders = read_students(output);
+    if (folders.empty()) {
+        err << "grade class merge: no students in " << (output / "students").string() << "\n";
+        return exit_usage_error;
+    }
+    return write_class(output, folders, {}, out, err);
+}
+
+}  // namespace grading
