@@ -41,6 +41,8 @@ DeviceState probe_cuda_device()
         device.uuid += hex_digits[static_cast<unsigned char>(properties.uuid.bytes[k]) >> 4];
         device.uuid += hex_digits[static_cast<unsigned char>(properties.uuid.bytes[k]) & 15];
     }
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) device.pci_bus_id = bus_id;
     device.major = properties.major;
     device.minor = properties.minor;
     return device;

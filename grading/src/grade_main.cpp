@@ -125,6 +125,20 @@ int run_grade(grading::GradeCommand command)
                                "\n  (pass --gpu-lock-dir with a directory that every grading on this machine can use)");
         }
     }
+    // Submitted code sees the graded GPU alone (CUDA_VISIBLE_DEVICES picks it for grade, but
+    // the sandbox clears the environment, and a runner could unset it anyway): the sandbox binds
+    // only its /dev/nvidiaN. A machine with several GPUs where that node cannot be told is refused.
+    if (problems.empty() && sandbox) {
+        const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
+        command.options.gpu_node = harness::gpu_device_node(gpu.pci_bus_id);
+        if (command.options.gpu_node.empty() && harness::gpu_device_node_count() > 1)
+            problems.push_back("cannot tell which of this machine's " +
+                               std::to_string(harness::gpu_device_node_count()) + " GPU device nodes is " +
+                               (gpu.name.empty() ? std::string("the graded GPU") : gpu.name) + " (PCI " +
+                               gpu.pci_bus_id + ": no /proc/driver/nvidia/gpus entry), so submitted code would "
+                               "see every GPU\n  (grade on a machine or a job with one GPU, or with the NVIDIA "
+                               "driver's /proc entries)");
+    }
     // Other processes on the GPU during timed phases, and its clocks (NVML, where the driver has it).
     std::optional<grading::GpuMonitor> monitor;
     if (problems.empty()) {

@@ -90,6 +90,7 @@ harness::SpawnOptions runner_spawn(const GradeOptions& options, const harness::E
     spawn.argv = {"/grader/runner"};
     harness::SandboxPolicy policy;
     policy.gpu = true;
+    policy.gpu_node = options.gpu_node;  // the GPU this grading locked and times on, alone
     policy.mounts = {{program, "/grader/runner", false}};
     policy.env = sandbox_environment();
     policy.limits = runner_limits();

@@ -639,3 +639,19 @@ int main(int argc, char** argv)
     doctest::Context context(argc, argv);
     return context.run();
 }
+
+TEST_CASE("a GPU's device node is found from its PCI bus id in the driver's /proc entries")
+{
+    const fs::path root = fs::temp_directory_path() / ("grader_gpu_proc_" + std::to_string(::getpid()));
+    fs::create_directories(root / "gpus" / "0000:1b:00.0");
+    fs::create_directories(root / "gpus" / "0000:2c:00.0");
+    std::ofstream(root / "gpus" / "0000:1b:00.0" / "information")
+        << "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 123\nDevice Minor: \t 3\nBus Location: \t 0000:1b:00.0\n";
+    std::ofstream(root / "gpus" / "0000:2c:00.0" / "information") << "Device Minor: \t x7\n";
+    CHECK(harness::gpu_device_node("0000:1B:00.0", root.string()) == "/dev/nvidia3");  // CUDA spells it in capitals
+    CHECK(harness::gpu_device_node("0000:2c:00.0", root.string()).empty());           // not a number
+    CHECK(harness::gpu_device_node("0000:3d:00.0", root.string()).empty());           // no such GPU
+    CHECK(harness::gpu_device_node("", root.string()).empty());
+    CHECK(harness::gpu_device_node("../../etc", root.string()).empty());
+    fs::remove_all(root);
+}

@@ -43,14 +43,8 @@ struct GpuChoice {
 GpuChoice choose_gpus(const std::vector<std::string>& asked, const Toolchain& toolchain, const DeviceProbe& probe,
                       const std::optional<std::string>& visible_env, const std::optional<std::string>& nvidia_smi);
 
-// Empty, or why the class cannot grade on `choice` with the sandbox: submitted code in the sandbox
-// gets an environment of the grader's choosing (grading/src/grader.cpp, sandbox_environment), which
-// has no CUDA_VISIBLE_DEVICES today, and every /dev/nvidia* node: its runners would compute on the
-// machine's first GPU whatever GPU its grade locked and timed on. So with the sandbox, only a class
-// on the one GPU of a machine that has one (`machine_gpus`: what nvidia-smi -L lists, 0 unknown;
-// under Slurm with ConstrainDevices, the job's) is graded right. Remove this when the sandbox passes
-// CUDA_VISIBLE_DEVICES on.
-std::string sandbox_gpu_problem(const GpuChoice& choice, bool sandboxed, int machine_gpus);
+// (Each student's grade shows its runners only the GPU it was given: the sandbox binds that GPU's
+// /dev/nvidiaN alone, and refuses to grade where it cannot tell which node that is.)
 
 // The GPUs in `nvidia-smi -L`'s lines ("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)"), by UUID.
 std::vector<ClassGpu> parse_nvidia_smi_list(const std::string& text);

@@ -28,6 +28,7 @@ struct GradeOptions {
                                                 // sandbox (and measures the GPU at the start), its
                                                 // reference runners in the sandbox like a submission's
     const harness::Sandbox* sandbox = nullptr;  // nullptr: --no-sandbox (trusted code only)
+    std::string gpu_node;  // the graded GPU's /dev/nvidiaN, the only GPU the sandbox shows; empty: all
     const harness::GpuLock* gpu_lock = nullptr;  // keeps timed cases of concurrent gradings apart; nullptr: none
     std::string grade_command = "grade";        // how reports tell a student to rerun one case
     bool keep_work = false;                     // keep runners and logs under work_dir after grading

@@ -19,6 +19,7 @@ struct DeviceState {
     std::string name;          // e.g. "NVIDIA H100 80GB HBM3"
     int major = 0, minor = 0;  // compute capability
     std::string uuid;          // e.g. "GPU-5e3a...": names the GPU's lock (harness/gpu_lock.hpp)
+    std::string pci_bus_id;    // e.g. "0000:1B:00.0": finds its /dev/nvidiaN (harness::gpu_device_node)
 };
 using DeviceProbe = std::function<DeviceState()>;
 

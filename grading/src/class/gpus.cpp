@@ -122,14 +122,4 @@ GpuChoice choose_gpus(const std::vector<std::string>& asked, const Toolchain& to
     return choice;
 }
 
-std::string sandbox_gpu_problem(const GpuChoice& choice, bool sandboxed, int machine_gpus)
-{
-    if (!sandboxed || choice.fake || (choice.gpus.size() <= 1 && machine_gpus <= 1)) return {};
-    return "grading on " + std::to_string(choice.gpus.size()) + " of this machine's " +
-           std::to_string(std::max<int>(machine_gpus, static_cast<int>(choice.gpus.size()))) +
-           " GPUs needs the sandbox to pass CUDA_VISIBLE_DEVICES to submitted code, which this grader's does not "
-           "yet:\n  its runners would all compute on the first GPU (grade class cannot choose a GPU for them)\n"
-           "  (grade on a machine, or a Slurm job with ConstrainDevices, that has one GPU)";
-}
-
 }  // namespace grading

@@ -358,9 +358,6 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         const std::optional<std::string> listed = nvidia_smi_list();
         gpus = choose_gpus(command.gpus, command.options.toolchain, probe, environment("CUDA_VISIBLE_DEVICES"), listed);
         if (!gpus.error.empty()) problems.push_back(gpus.error);
-        const int machine_gpus = listed ? static_cast<int>(parse_nvidia_smi_list(*listed).size()) : 0;
-        if (const std::string why = sandbox_gpu_problem(gpus, !command.no_sandbox, machine_gpus); !why.empty())
-            problems.push_back(why);
     }
     if (!problems.empty()) {
         for (const auto& p : problems) err << "grade class: " << p << "\n";

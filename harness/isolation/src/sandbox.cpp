@@ -20,7 +20,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -34,6 +36,13 @@
 
 namespace harness {
 namespace {
+
+// /dev/nvidia0, /dev/nvidia1, ...: a GPU's own node (not nvidiactl, nvidia-uvm, nvidia-caps).
+bool is_gpu_node(const std::string& name)
+{
+    return name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
+           name.find_first_not_of("0123456789", 6) == std::string::npos;
+}
 
 constexpr int sandbox_id = 65534;                // the program's uid and gid (nobody, nogroup)
 constexpr const char* staging_dir = "/dev/shm";  // covered in the child's mount namespace only
@@ -145,6 +154,35 @@ std::string absolute(const std::string& path)
 }
 
 }  // namespace
+
+std::string gpu_device_node(const std::string& pci_bus_id, const std::string& driver_proc)
+{
+    std::string id;
+    for (const char c : pci_bus_id) id += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (id.empty() || id.find('/') != std::string::npos) return {};
+    std::ifstream information(driver_proc + "/gpus/" + id + "/information");
+    std::string line;
+    while (std::getline(information, line)) {
+        const std::string key = "Device Minor:";
+        if (line.rfind(key, 0) != 0) continue;
+        std::size_t digits = key.size();
+        while (digits < line.size() && (line[digits] == ' ' || line[digits] == '\t')) ++digits;
+        const std::string minor = line.substr(digits);
+        if (minor.empty() || minor.find_first_not_of("0123456789") != std::string::npos) return {};
+        return "/dev/nvidia" + minor;
+    }
+    return {};
+}
+
+int gpu_device_node_count()
+{
+    int count = 0;
+    if (DIR* dev = ::opendir("/dev")) {
+        while (const dirent* entry = ::readdir(dev)) count += is_gpu_node(entry->d_name);
+        ::closedir(dev);
+    }
+    return count;
+}
 
 bool is_below(const std::string& path, const std::string& root)
 {
@@ -467,13 +505,15 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
 
     args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
     if (policy.gpu) {
-        // Every /dev/nvidia* node (nvidia0..., nvidiactl, nvidia-uvm, nvidia-caps/), and /sys,
-        // which the driver reads.
+        // The /dev/nvidia* nodes (nvidiactl, nvidia-uvm, nvidia-caps/, ...), of the numbered ones
+        // only the GPU's own where one is named (the driver then shows the program that GPU alone,
+        // as container runtimes do), and /sys, which the driver reads.
         if (DIR* dev = ::opendir("/dev")) {
             while (const dirent* entry = ::readdir(dev)) {
                 const std::string name = entry->d_name;
-                if (name.rfind("nvidia", 0) == 0)
-                    args.insert(args.end(), {"--dev-bind", "/dev/" + name, "/dev/" + name});
+                if (name.rfind("nvidia", 0) != 0) continue;
+                if (!policy.gpu_node.empty() && is_gpu_node(name) && "/dev/" + name != policy.gpu_node) continue;
+                args.insert(args.end(), {"--dev-bind", "/dev/" + name, "/dev/" + name});
             }
             ::closedir(dev);
         }

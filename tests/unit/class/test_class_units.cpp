@@ -287,21 +287,6 @@ TEST_CASE("GPUs: --gpus, the fake device, CUDA_VISIBLE_DEVICES, nvidia-smi -L, e
     CHECK(choice.gpus[0].label.find("fake device") != std::string::npos);
 }
 
-TEST_CASE("with the sandbox, only a machine's one GPU: its runners do not get CUDA_VISIBLE_DEVICES yet")
-{
-    grading::GpuChoice one, two, fake;
-    one.gpus = {{"GPU-a", "0"}};
-    two.gpus = {{"GPU-a", "0"}, {"GPU-b", "1"}};
-    fake.gpus = two.gpus;
-    fake.fake = true;
-    CHECK(grading::sandbox_gpu_problem(one, true, 1).empty());
-    CHECK(grading::sandbox_gpu_problem(one, true, 0).empty());  // nvidia-smi did not answer: CUDA's device 0
-    CHECK(grading::sandbox_gpu_problem(one, true, 2).find("CUDA_VISIBLE_DEVICES") != std::string::npos);
-    CHECK(!grading::sandbox_gpu_problem(two, true, 2).empty());
-    CHECK(grading::sandbox_gpu_problem(two, false, 2).empty());  // --no-sandbox: the runners inherit it
-    CHECK(grading::sandbox_gpu_problem(fake, true, 0).empty());
-}
-
 TEST_CASE("nvidia-smi -L: GPUs by UUID, a GPU in MIG mode by its instances")
 {
     const auto gpus = grading::parse_nvidia_smi_list(

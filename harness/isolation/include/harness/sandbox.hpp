@@ -47,6 +47,9 @@ struct SandboxPolicy {
     std::vector<std::string> system_paths_extra;  // more read-only system paths (e.g. a toolchain
                                                   // root), seen at their real path (links kept)
     bool gpu = false;                             // bind /dev/nvidia* (and /sys, which the driver reads)
+    // With `gpu`: the one GPU's node (/dev/nvidiaN, gpu_device_node) to bind among the numbered
+    // ones, so that the program sees that GPU alone; empty: every GPU of the machine.
+    std::string gpu_node;
     std::string working_dir = "/tmp";             // inside the sandbox
     std::vector<std::string> env;                 // "NAME=value": the program's whole environment (but
                                                   // PWD, the working directory, which bwrap always sets)
@@ -118,6 +121,12 @@ private:
 // Whether `path` is `root` or below it, compared as text: both absolute and normal (no "..", no
 // trailing '/'; resolve links first where they matter).
 bool is_below(const std::string& path, const std::string& root);
+
+// The device node (/dev/nvidiaN) of the GPU at `pci_bus_id` ("0000:1b:00.0", as CUDA spells it),
+// from the driver's <driver_proc>/gpus/<id>/information; empty when it cannot be told.
+std::string gpu_device_node(const std::string& pci_bus_id, const std::string& driver_proc = "/proc/driver/nvidia");
+// How many GPU nodes (/dev/nvidia0, /dev/nvidia1, ...) the machine has.
+int gpu_device_node_count();
 
 // `name` as exec finds it on PATH (an empty entry is the working directory), unresolved; empty
 // when no entry holds an executable of that name.
