@@ -1,0 +1,55 @@
+#!/bin/sh
+# A class of the repository's own kernels graded on this GPU with `grade class`: 10 copies of the
+# references, 2 stub submissions, every buggy kernel under tests/buggy/ and a few attacks from
+# tests/adversarial/, each a student of its own; then the first reference copy graded alone, to
+# compare its points with the same submission inside the busy class.
+#   tools/bench/class_run.sh BUILD_DIR OUT_DIR [PER_GPU]
+set -eu
+build=$1 out=$2 per_gpu=${3:-3}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+class="$out/class-submissions"
+rm -rf "$class" "$out/graded"
+mkdir -p "$class"
+for i in 01 02 03 04 05 06 07 08 09 10; do
+    mkdir -p "$class/ref$i" && cp "$root"/reference/*.cu "$class/ref$i/"
+done
+for i in 1 2; do
+    mkdir -p "$class/stub$i"
+    for e in "$root"/exercises/*/; do cp "$e"*.cu "$class/stub$i/"; done
+done
+for dir in "$root"/tests/buggy/*/*/; do
+    name="buggy_$(basename "$(dirname "$dir")")_$(basename "$dir")"
+    mkdir -p "$class/$name" && cp "$dir"*.cu "$class/$name/"
+done
+for attack in scan_kogge_stone/relays_every_message scan_kogge_stone/answers_batches_early \
+              scan_kogge_stone/replays_cached_output scan_kogge_stone/forges_messages_at_startup \
+              scan_kogge_stone/resource_fork_bomb; do
+    name="attack_$(basename "$attack")"
+    mkdir -p "$class/$name" && cp "$root/tests/adversarial/$attack"/*.cu "$class/$name/"
+done
+echo "students: $(ls "$class" | wc -l)" >&2
+start=$(date +%s%N)
+"$build/bin/grade" class --submissions "$class" --output-dir "$out/graded" --per-gpu "$per_gpu" \
+    > "$out/class.log" 2>&1 || echo "grade class exit $?" >&2
+echo "class wall time: $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
+start=$(date +%s%N)
+"$build/bin/grade" --submission "$class/ref01" --output "$out/ref01-alone.json" --work-dir "$out/alone-work" \
+    > "$out/ref01-alone.log" 2>&1 || true
+echo "ref01 alone: $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
+python3 - "$out" <<'PY'
+import json, sys, csv
+out = sys.argv[1]
+alone = json.load(open(f"{out}/ref01-alone.json"))
+inclass = json.load(open(f"{out}/graded/students/ref01/results.json"))
+def pts(r): return {e["name"]: e.get("points") for e in r["exercises"]}
+a, c = pts(alone), pts(inclass)
+print("ref01 points alone vs in class:", sum(a.values()), sum(c.values()), "identical" if a == c else f"DIFFER {a} {c}")
+refs = []
+for row in csv.DictReader(open(f"{out}/graded/class.csv")):
+    refs.append(row)
+print("class.csv rows:", len(refs))
+print("header:", list(refs[0].keys())[:8], "...")
+tot = [r for r in refs if r["student"].startswith("ref")]
+print("reference copies' totals:", sorted(set(r.get("total") or r.get("points") for r in tot)))
+PY
+tail -15 "$out/class.log"
