@@ -25,3 +25,11 @@ target_compile_definitions(test_sandbox PRIVATE "GRADER_FIXTURE_DIR=\"$<TARGET_F
 add_dependencies(test_sandbox ${_grader_fixtures})
 add_test(NAME test_sandbox COMMAND test_sandbox)
 set_tests_properties(test_sandbox PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "host")
+
+# Red team: toolkits below /usr that the run sandbox's list misses (root; else skipped).
+add_executable(test_sandbox_toolkit_redteam test_sandbox_toolkit_redteam.cpp)
+target_link_libraries(test_sandbox_toolkit_redteam PRIVATE doctest::doctest harness)
+target_compile_definitions(test_sandbox_toolkit_redteam PRIVATE "GRADER_FIXTURE_DIR=\"$<TARGET_FILE_DIR:fixture_hang>\"")
+add_dependencies(test_sandbox_toolkit_redteam ${_grader_fixtures})
+add_test(NAME test_sandbox_toolkit_redteam COMMAND test_sandbox_toolkit_redteam)
+set_tests_properties(test_sandbox_toolkit_redteam PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "host")

@@ -113,3 +113,20 @@ TEST_CASE("utf8_prefix cuts at a character's boundary")
     CHECK(utf8_prefix(text, 6) == "ab\xC3\xA9");
     CHECK(utf8_prefix(text, 0) == "");
 }
+
+// Red team: a submission's output holding Unicode bidirectional controls (RLO U+202E, LRO U+202D,
+// RLE/LRE/PDF U+202A..U+202C, the isolates U+2066..U+2069) reaches the console as it is: in a
+// bidi-aware terminal (VTE, Konsole, mlterm) and in report.html or summary.md it reorders what
+// follows on the line ("Trojan Source"), e.g. grade class's progress line, whose tallies come after
+// the student's message. Secure answer: printable_text (the terminal's) leaves none of them, so a
+// terminal shows the line in the order it was written; valid_text may keep them for XML/JSON.
+TEST_CASE("red team: printable_text leaves no bidirectional override or isolate")
+{
+    const char* controls[] = {"\xE2\x80\xAA", "\xE2\x80\xAB", "\xE2\x80\xAC", "\xE2\x80\xAD", "\xE2\x80\xAE",
+                              "\xE2\x81\xA6", "\xE2\x81\xA7", "\xE2\x81\xA8", "\xE2\x81\xA9"};
+    for (const char* control : controls) {
+        const std::string shown = printable_text(std::string("0 points ") + control + "stniop 01 (GPU 0) | 3 failed");
+        CAPTURE(shown);
+        CHECK(shown.find(control) == std::string::npos);
+    }
+}

@@ -406,3 +406,30 @@ TEST_CASE("a folder added since that takes a graded student's name: both graded,
     check_class_files(out);
     fs::remove_all(dir);
 }
+
+// Red team: a student names their folder "results.json" (a clean name: it is kept as it is). The
+// first `grade class` grades it into OUT/students/results.json/. Every later run on that OUT (a
+// resume after a crash, late submissions, --regrade) checks one grading's --output
+// OUT/students/results.json in its preflight, finds a directory there and refuses the whole class:
+// "nothing was graded". Secure answer: a student's folder name never collides with a file of the
+// grader's; the second run grades (or finds graded) every student and writes the class's files.
+TEST_CASE("red team: a student folder named results.json does not stop every later grade class on that output")
+{
+    const fs::path dir = test_dir("results_json_name");
+    const fs::path submissions =
+        make_class(dir, {{"results.json", "// FAKE_RUNNER: correct"}, {"alice", "// FAKE_RUNNER: correct"}});
+    const fs::path out = dir / "out";
+    const std::vector<std::string> options = {"--case", "n=1025/int"};
+    const auto first = grade_class(submissions, out, options);
+    INFO(first.output);
+    CHECK(first.output.find("nothing was graded") == std::string::npos);
+    // A late submission: the same command again.
+    make_class(dir, {{"bob", "// FAKE_RUNNER: correct"}});
+    const auto again = grade_class(submissions, out, options);
+    INFO(again.output);
+    CHECK(again.output.find("nothing was graded") == std::string::npos);
+    CHECK((again.status.code == 0 || again.status.code == 1));
+    CHECK(fs::exists(out / "students" / "bob" / "results.json"));
+    CHECK(fs::exists(out / "class.csv"));
+    fs::remove_all(dir);
+}
