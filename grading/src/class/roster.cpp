@@ -273,14 +273,25 @@ Roster discover_roster(const std::string& dir_text)
         for (const auto& f : folders) raw.push_back({&f, f.file_name, {}});
     }
 
+    // A name that needed no cleaning belongs to its folder: names are given to those first, so that
+    // no other folder takes it by cleaning to it ("-alice", "hw1--alice") or by a suffix ("alice!"
+    // next to "alice" becomes "alice-3" where a folder "alice-2" exists).
     std::set<std::string> taken;
-    for (auto& r : raw) {
-        const std::string base = clean_student_name(r.name);
-        std::string name = base;
-        for (int k = 2; taken.count(name); ++k) name = base + "-" + std::to_string(k);
-        taken.insert(name);
-        roster.students.push_back({name, r.folder->path.string(), std::move(r.submitters)});
+    std::vector<std::string> names(raw.size());
+    for (std::size_t k = 0; k < raw.size(); ++k) {
+        const std::string base = clean_student_name(raw[k].name);
+        if (base == raw[k].name && taken.insert(base).second) names[k] = base;
     }
+    for (std::size_t k = 0; k < raw.size(); ++k) {
+        if (!names[k].empty()) continue;
+        const std::string base = clean_student_name(raw[k].name);
+        std::string name = base;
+        for (int suffix = 2; taken.count(name); ++suffix) name = base + "-" + std::to_string(suffix);
+        taken.insert(name);
+        names[k] = name;
+    }
+    for (std::size_t k = 0; k < raw.size(); ++k)
+        roster.students.push_back({names[k], raw[k].folder->path.string(), std::move(raw[k].submitters)});
     std::sort(roster.students.begin(), roster.students.end(),
               [](const RosterEntry& a, const RosterEntry& b) { return a.name < b.name; });
     return roster;

@@ -342,7 +342,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     GradeCommand one;
     one.options = command.options;
     one.options.work_dir = (output / "students").string();
-    one.output = (output / "students" / "results.json").string();
+    one.output = (output / "results.json").string();  // the class's own: no student's folder can be it
     one.no_sandbox = command.no_sandbox;
     one.bwrap = command.bwrap;
     std::vector<std::string> problems = preflight(one, probe);

@@ -10,10 +10,20 @@ unsigned char byte_at(std::string_view text, std::size_t i)
     return static_cast<unsigned char>(text[i]);
 }
 
+// Unicode's bidirectional controls (marks, embeddings, overrides, isolates): in a terminal or a
+// page that honours them they reorder what follows on the line, a submission's text over the
+// grader's own.
+bool bidi_control(char32_t c)
+{
+    return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
 // A character every reader takes as itself: XML 1.0's Char production without the controls (C0
-// but tab, line feed and carriage return; C1). DEL is left to printable_text (XML allows it).
+// but tab, line feed and carriage return; C1; the bidirectional ones). DEL is left to
+// printable_text (XML allows it).
 bool kept(char32_t c)
 {
+    if (bidi_control(c)) return false;
     return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0x7F) || (c >= 0xA0 && c <= 0xD7FF) ||
            (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
 }

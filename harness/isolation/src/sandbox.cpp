@@ -307,6 +307,12 @@ const Toolchains& toolchains()
                 t.dirs.push_back("/usr/lib/" + name);
         for (const char* dir : {"/usr/libexec/gcc", "/usr/local/libexec/gcc", "/usr/local/lib/gcc"})
             if (is_kind(dir, S_IFDIR)) t.dirs.push_back(dir);
+        // Python's installs, whose packages bring compilers of their own (pip's nvidia-cuda-nvrtc and
+        // nvidia-cuda-nvcc wheels, Triton's ptxas): a runner needs no Python.
+        for (const char* lib : {"/usr/lib", "/usr/lib64", "/usr/local/lib", "/usr/local/lib64"})
+            for (const auto& name : entries_of(lib))
+                if (matches(name, {"python2*", "python3*", "pypy*"}) && is_kind(std::string(lib) + "/" + name, S_IFDIR))
+                    t.dirs.push_back(std::string(lib) + "/" + name);
         for (const auto& dir : t.dirs)
             if (is_kind(dir + "/compat", S_IFDIR)) t.keep.push_back(dir + "/compat");
         auto hidden_dir = [&](const std::string& path) {

@@ -132,7 +132,7 @@ TEST_CASE("a plain folder: one student per folder; files, links and hidden entri
     write(dir / "alice" / "x.cu", "");
     write(dir / "Alice!" / "x.cu", "");  // cleans to Alice, distinct from alice
     write(dir / "a b" / "x.cu", "");
-    write(dir / "a_b" / "x.cu", "");  // a b cleans to a_b too: the later folder gets a suffix
+    write(dir / "a_b" / "x.cu", "");  // a b cleans to a_b too: a name needing no cleaning is its folder's
     write(dir / ".git" / "HEAD", "");
     write(dir / "notes.txt", "");
     fs::create_directory_symlink("/etc", dir / "link");
@@ -140,7 +140,8 @@ TEST_CASE("a plain folder: one student per folder; files, links and hidden entri
     CHECK(roster.layout == grading::RosterLayout::plain);
     CHECK(names(roster) == std::vector<std::string>{"Alice", "a_b", "a_b-2", "alice", "bob"});
     for (const auto& s : roster.students) CHECK(fs::path(s.source).is_absolute());
-    CHECK(roster.students[1].source == (dir / "a b").string());  // folder order decides who keeps the name
+    CHECK(roster.students[1].source == (dir / "a_b").string());
+    CHECK(roster.students[2].source == (dir / "a b").string());
     CHECK(roster.notes.size() == 2);  // the file and the link
     fs::remove_all(dir);
 }

@@ -15,7 +15,8 @@ namespace harness {
 //     U+0090 U+0098 U+009E U+009F, up to BEL, ESC \ or U+009C; one never ended loses only its
 //     introducer) and the other escape sequences (ESC, intermediates, a final byte: ESC c, ESC 7...);
 //   - each byte of a broken UTF-8 sequence (overlong, a surrogate, cut short, beyond U+10FFFF) and
-//     each other control character (C0 but tab, line feed and carriage return; C1; a lone ESC) and
+//     each other control character (C0 but tab, line feed and carriage return; C1; a lone ESC; the
+//     bidirectional marks, embeddings, overrides and isolates, U+061C U+200E-F U+202A-E U+2066-9) and
 //     U+FFFE, U+FFFF become U+FFFD.
 // Idempotent: valid_text(valid_text(t)) == valid_text(t).
 std::string valid_text(std::string_view text);
