@@ -63,9 +63,11 @@ TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after
         for (const auto& part : command) s += part + " ";
         return s;
     };
-    const std::string compile = joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d"));
+    const std::string compile =
+        joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d", "out/keep"));
     CHECK(compile.find("nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_90 ") == 0);
     CHECK(compile.find("-MD -MF out/deps.d") != std::string::npos);
+    CHECK(compile.find("--keep --keep-dir out/keep") != std::string::npos);  // the PTX and fatbin, kept
     CHECK(compile.find("-o out/submission.o a.cu") != std::string::npos);
     const std::string link =
         joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
@@ -337,7 +339,8 @@ TEST_CASE("real nvcc: a launcher that loads a compiled kernel at run time is inv
     CAPTURE(b->invalid);
     CHECK_FALSE(b->ok);
     CHECK(contains(b->invalid, "calls `cudaLibrary"));  // the first in nm's order
-    CHECK(contains(b->invalid, "which loads GPU code at run time: every kernel must be compiled from the submitted file"));
+    CHECK(contains(b->invalid, "which loads or compiles code at run time: every kernel and function must be "
+                               "compiled from the submitted file"));
     CHECK_FALSE(fs::exists(b->executable));
 }
 
