@@ -34,6 +34,18 @@ bool starts_with_any(std::string_view text, const std::array<std::string_view, N
     return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return starts_with(text, p); });
 }
 
+// A demangled name whose qualified name starts with one of `prefixes`, after a template's
+// return type if it has one ("void std::thread::..." as well as "std::thread::...").
+template <std::size_t N>
+bool qualified_by_any(std::string_view demangled, const std::array<std::string_view, N>& prefixes)
+{
+    if (starts_with_any(demangled, prefixes)) return true;
+    const std::size_t space = demangled.find(' ');
+    const std::size_t open = demangled.find('(');
+    return space != std::string_view::npos && (open == std::string_view::npos || space < open) &&
+           starts_with_any(demangled.substr(space + 1), prefixes);
+}
+
 // The CUDA runtime's calls an honest launcher makes, by prefix (cudaMalloc covers cudaMallocAsync,
 // cudaMallocHost, cudaMallocPitch, ...).
 constexpr std::array<std::string_view, 31> cuda_runtime_prefixes = {
@@ -106,6 +118,19 @@ bool is_math_function(std::string_view name)
     if (!name.empty() && (name.back() == 'f' || name.back() == 'l'))
         return math_functions.count(name.substr(0, name.size() - 1)) > 0;
     return false;
+}
+
+// A mangled name in std:: (St, and the abbreviations Sa Sb Ss Si So Sd), __gnu_cxx:: or
+// __cxxabiv1::, whatever a template's demangled form starts with (its return type).
+bool is_std_mangled(std::string_view raw)
+{
+    for (std::string_view prefix : {"_ZN", "_ZNK", "_ZTV", "_ZTI", "_ZTS", "_ZTT", "_ZTVN", "_ZTIN", "_ZTSN"})
+        if (starts_with(raw, prefix)) {
+            const std::string_view rest = raw.substr(prefix.size());
+            for (std::string_view ns : {"St", "Sa", "Sb", "Ss", "Si", "So", "Sd", "9__gnu_cxx", "10__cxxabiv1"})
+                if (starts_with(rest, ns)) return true;
+        }
+    return starts_with(raw, "_ZSt");
 }
 
 // The C++ library, by demangled name: everything in std::, __gnu_cxx:: and __cxxabiv1:: except
@@ -197,12 +222,12 @@ Verdict verdict_of(std::string_view raw, std::string_view demangled)
     if (memory_protection_calls.count(raw) || starts_with(raw, "pkey_"))
         return {K::protects_memory,
                 "which maps memory or changes its protection: allocate with cudaMalloc, new or std::vector"};
-    if (file_calls.count(raw) || starts_with_any(demangled, cpp_files))
+    if (file_calls.count(raw) || qualified_by_any(demangled, cpp_files))
         return {K::opens_files,
                 "which opens or uses a file or a file descriptor: a launcher works only on its arguments (print "
                 "with printf or std::cout)"};
     if (process_calls.count(raw) || starts_with(raw, "exec") || starts_with(raw, "posix_spawn") ||
-        starts_with(raw, "pthread_attr") || starts_with_any(demangled, cpp_threads))
+        starts_with(raw, "pthread_attr") || qualified_by_any(demangled, cpp_threads))
         return {K::starts_threads,
                 "which starts or signals a thread or a process: a launcher runs on the thread that calls it"};
     if (raw_system_calls.count(raw)) return {K::raw_system_call, "which makes a system call directly"};
@@ -210,7 +235,7 @@ Verdict verdict_of(std::string_view raw, std::string_view demangled)
     if (nvcc_generated.count(raw) || cuda_runtime_calls.count(raw) || starts_with_any(raw, cuda_runtime_prefixes))
         return {K::allowed, {}};
     if (c_library_calls.count(raw) || starts_with_any(raw, pthread_sync_prefixes) || starts_with(raw, "__cxa_") ||
-        is_math_function(raw) || is_cpp_library(demangled))
+        is_math_function(raw) || is_cpp_library(demangled) || is_std_mangled(raw))
         return {K::allowed, {}};
     return {K::unknown, "which is not among the calls of honest launchers (named for course staff, not refused)"};
 }
