@@ -158,7 +158,8 @@ void record_code_checks(const Rubric& rubric, const BuildResult& build, Exercise
                             {"decisive", r.decisive},
                             {"threshold", rubric.reference_match_threshold},
                             {"matches", result.matches_reference},
-                            {"note", harness::valid_text(r.note)}}}};
+                            {"note", !r.compared && r.note.empty() ? std::string("not compared: the build stopped before")
+                                                                    : harness::valid_text(r.note)}}}};
 }
 
 // The exercise's message for what the checks found in a file that was graded.
