@@ -1,6 +1,7 @@
 // The ELF reader of elf.hpp: every table is checked to lie inside the file before it is read.
 #include "elf.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace grading::detail {
@@ -42,14 +43,32 @@ std::string_view ElfObject::contents(std::size_t section) const
 
 const ElfSymbol* ElfObject::symbol_at(std::size_t section, std::uint64_t offset) const
 {
+    const auto list = defined_in.find(section);
+    if (list == defined_in.end() || section == elf::shn_undef) return nullptr;
+    const std::vector<std::size_t>& by_value = list->second;
+    // The symbols starting at or before `offset`, nearest first; a function's range holds few others.
+    auto it = std::upper_bound(by_value.begin(), by_value.end(), offset,
+                               [&](std::uint64_t at, std::size_t k) { return at < symbols[k].value; });
     const ElfSymbol* best = nullptr;
-    for (const auto& s : symbols) {
-        if (s.section != section || s.section == elf::shn_undef) continue;
-        if (s.type != elf::stt_func && s.type != elf::stt_object) continue;
-        const bool holds = offset >= s.value && (offset < s.value + s.size || (s.size == 0 && offset == s.value));
+    for (int looked = 0; it != by_value.begin() && looked < 64; ++looked) {
+        const ElfSymbol& s = symbols[*--it];
+        const bool holds = offset < s.value + s.size || (s.size == 0 && offset == s.value);
         if (holds && (best == nullptr || best->type != elf::stt_func)) best = &s;
     }
     return best;
+}
+
+std::pair<const ElfRelocation*, const ElfRelocation*> ElfObject::relocations_in(std::size_t section,
+                                                                               std::uint64_t begin,
+                                                                               std::uint64_t end) const
+{
+    const auto list = relocations.find(section);
+    if (list == relocations.end() || list->second.empty()) return {nullptr, nullptr};
+    const std::vector<ElfRelocation>& r = list->second;
+    const auto by_offset = [](const ElfRelocation& a, std::uint64_t at) { return a.offset < at; };
+    const auto first = std::lower_bound(r.begin(), r.end(), begin, by_offset);
+    const auto last = std::lower_bound(first, r.end(), end, by_offset);
+    return {r.data() + (first - r.begin()), r.data() + (last - r.begin())};
 }
 
 std::string ElfObject::target_name(const ElfRelocation& r) const
@@ -156,6 +175,17 @@ ElfObject read_elf(std::string_view bytes)
             list.push_back(r);
         }
     }
+    for (auto& [section, list] : o.relocations)
+        std::stable_sort(list.begin(), list.end(),
+                         [](const ElfRelocation& a, const ElfRelocation& b) { return a.offset < b.offset; });
+    for (std::size_t k = 0; k < o.symbols.size(); ++k) {
+        const ElfSymbol& y = o.symbols[k];
+        if (y.section != elf::shn_undef && y.section < shnum && (y.type == elf::stt_func || y.type == elf::stt_object))
+            o.defined_in[y.section].push_back(k);
+    }
+    for (auto& [section, list] : o.defined_in)
+        std::stable_sort(list.begin(), list.end(),
+                         [&](std::size_t a, std::size_t b) { return o.symbols[a].value < o.symbols[b].value; });
     return o;
 }
 

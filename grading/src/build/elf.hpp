@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,13 +55,20 @@ struct ElfObject {
     std::uint16_t machine = 0;
     std::vector<ElfSection> sections;
     std::vector<ElfSymbol> symbols;
-    std::map<std::size_t, std::vector<ElfRelocation>> relocations;  // section index -> its relocations
-    std::string_view bytes;                                          // the whole file (not owned)
+    // section index -> its relocations, by offset (several RELA sections for one section merged)
+    std::map<std::size_t, std::vector<ElfRelocation>> relocations;
+    std::string_view bytes;  // the whole file (not owned)
+    // section index -> its function and object symbols (indices into `symbols`), by value: what
+    // symbol_at searches, in logarithmic time however many symbols a crafted object has.
+    std::map<std::size_t, std::vector<std::size_t>> defined_in;
 
     // A section's bytes in the file (empty for NOBITS); bounds were checked when it was read.
     std::string_view contents(std::size_t section) const;
     // The function (else object) symbol defined in `section` whose range holds `offset`; null if none.
     const ElfSymbol* symbol_at(std::size_t section, std::uint64_t offset) const;
+    // The relocations of `section` whose offsets lie in [begin, end).
+    std::pair<const ElfRelocation*, const ElfRelocation*> relocations_in(std::size_t section, std::uint64_t begin,
+                                                                        std::uint64_t end) const;
     // What an absolute relocation (an .init_array entry, a pointer in data) points at: its
     // symbol's name, or for a section symbol plus addend the function or object at that place
     // ("" if none).

@@ -113,11 +113,11 @@ std::string foreign_work_in_initializer(const ElfObject& o, const ElfSymbol& fun
                                         std::set<const ElfSymbol*>& visited)
 {
     if (!visited.insert(&function).second) return {};
-    const auto list = o.relocations.find(function.section);
-    if (list == o.relocations.end()) return {};
-    for (const ElfRelocation& r : list->second) {
-        if (r.offset < function.value || r.offset >= function.value + std::max<std::uint64_t>(function.size, 1))
-            continue;
+    if (visited.size() > 256) return function.name;  // more code than the library's construction calls
+    const auto [first, last] =
+        o.relocations_in(function.section, function.value, function.value + std::max<std::uint64_t>(function.size, 1));
+    for (const ElfRelocation* it = first; it != last; ++it) {
+        const ElfRelocation& r = *it;
         const ElfSymbol* target = code_target(o, r);
         if (target == nullptr) {
             // A constant of a data section (a string, a number) is no code; a place in code that no
@@ -231,12 +231,16 @@ std::vector<std::string> registration_findings(const ElfObject& o)
             const std::string where =
                 caller ? shown(caller->name) : "section " + o.sections[section].name + " at " + hex(r.offset);
             if (!said.insert(target + "|" + where).second) continue;
+            if (findings.size() >= 8) continue;  // counted below
             findings.push_back((code ? "calls `" + target + "` from " : "keeps the address of `" + target + "` in ") +
                                where +
                                ", outside the code nvcc generates: registering GPU code by hand runs code this "
                                "compile did not produce");
         }
     }
+    if (said.size() > findings.size())
+        findings.push_back("calls nvcc's registration functions from " + std::to_string(said.size() - findings.size()) +
+                           " more places outside the code nvcc generates");
     return findings;
 }
 

@@ -27,6 +27,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t max_messages = 64 * 1024;  // of the compiler's and the linker's, together
 constexpr std::size_t max_object_bytes = 256u << 20;  // an object (or kept file) the checks read whole
 constexpr std::size_t max_disassembly = 64u << 20;    // objdump's text of the host code
+constexpr std::size_t max_findings = 32;              // of each kind (refused, named) in code_findings
 
 // The last `max_bytes` of valid UTF-8 text, cut between two characters.
 std::string tail_text(const std::string& text, std::size_t max_bytes)
@@ -218,8 +219,15 @@ std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::ve
     }
     if (!b.reference.compared) b.not_checked.push_back("the PTX against the reference's: " + b.reference.note);
 
-    for (auto& text : refused) b.code_findings.push_back(harness::valid_text(text));
-    for (auto& text : named) b.code_findings.push_back(harness::valid_text(text));
+    // At most max_findings of each, for results.json: the message counts them all.
+    auto keep = [&](const std::vector<std::string>& found, const char* what) {
+        for (std::size_t k = 0; k < found.size() && k < max_findings; ++k)
+            b.code_findings.push_back(harness::valid_text(found[k]));
+        if (found.size() > max_findings)
+            b.code_findings.push_back("... and " + std::to_string(found.size() - max_findings) + " more " + what);
+    };
+    keep(refused, "findings like these");
+    keep(named, "calls or data named like these");
     if (refused.empty() || !ctx.toolchain.refuse_foreign_code) return {};
     std::string message = refused.front();
     if (refused.size() > 1)

@@ -4,6 +4,8 @@
 // synthetic ELF objects (elf_writer.hpp) and on objects compiled by the real nvcc.
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 #include "elf_writer.hpp"
 #include "foreign_code_sources.hpp"
 #include "grading/build.hpp"
@@ -176,4 +178,22 @@ TEST_CASE("real nvcc: __cudaRegisterFatBinary called by the launcher is refused"
     CHECK_FALSE(b->ok);
     CHECK(contains(b->invalid, "calls `__cudaRegisterFatBinary` from `scan_kogge_stone("));
     CHECK(contains(b->invalid, "outside the code nvcc generates"));
+}
+
+TEST_CASE("synthetic: a crafted object of 50,000 functions and 200,000 registration calls is checked quickly")
+{
+    std::vector<test_elf::Symbol> y = {{"__cudaRegisterFunction", 0, 0, 0, notype, global}};
+    for (std::uint64_t k = 0; k < 50000; ++k) y.push_back({"f" + std::to_string(k), 1, k * 16, 16, func, global});
+    std::vector<Relocation> r;
+    for (std::uint64_t k = 0; k < 200000; ++k) r.push_back({1, (k * 4) % (50000 * 16), 1, r_plt32, -4});
+    const std::string object =
+        test_elf::object({{".text", 1, test_elf::alloc | test_elf::exec, std::string(50000 * 16, '\x90')}}, y, r);
+    const auto start = std::chrono::steady_clock::now();
+    const ObjectCheck c = check_object(object, "", false);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    REQUIRE(c.refused.size() == 9);  // eight named, the rest counted
+    CHECK(c.refused.back() == "calls nvcc's registration functions from 49992 more places outside the code nvcc "
+                              "generates");
+    CHECK(seconds < 5.0);
+    MESSAGE("checked in " << seconds << " s");
 }

@@ -76,6 +76,22 @@ TEST_CASE("the overlap: the share of the reference's distinct 5-instruction runs
     CHECK(tiny.note.find("too few to tell copying from an honest kernel") != std::string::npos);
 }
 
+TEST_CASE("a file's PTX of a million instructions is compared in bounded time and memory")
+{
+    std::vector<std::string> reference;
+    for (int k = 0; k < 400; ++k) reference.push_back("op" + std::to_string(k) + ".f32");
+    std::vector<std::string> large;
+    for (int k = 0; k < 1000000; ++k) large.push_back("other" + std::to_string(k % 997) + ".u32");
+    large.insert(large.begin() + 500000, reference.begin(), reference.end());
+    const std::string text = ptx_of(large);
+    const auto start = std::chrono::steady_clock::now();
+    const ReferenceComparison c = compare_with_reference(text, ptx_of(reference));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(c.overlap == 1.0);
+    CHECK(seconds < 5.0);
+    MESSAGE((text.size() >> 20) << " MiB of PTX compared in " << seconds << " s");
+}
+
 TEST_CASE("inline asm: PTX instructions counted inside asm statements only")
 {
     CHECK(inline_asm_instructions("int x; // asm(\"ld.global.f32 %0, [%1];\")\n") == 0);
