@@ -397,6 +397,13 @@ TEST_CASE("real nvcc in the sandbox: the stub builds; a file outside the submiss
         2, &*sandbox);
     INFO("stub: " << results[0].failure << results[0].invalid << "\n" << results[0].output);
     CHECK(results[0].ok);
+    // Every check of code the student did not write ran in the sandbox too: the kept fatbin and
+    // PTX were read, objdump disassembled the object, and nothing was found.
+    std::string skipped;
+    for (const auto& s : results[0].not_checked) skipped += s + "; ";
+    CHECK_MESSAGE(results[0].not_checked.empty(), skipped);
+    CHECK(results[0].code_findings.empty());
+    CHECK(results[0].reference.compared);
     REQUIRE_FALSE(results[0].dependencies.empty());
     CHECK(results[0].dependencies.front() == "/submission/scan_kogge_stone.cu");
     INFO("outside: " << results[1].failure << results[1].invalid << "\n" << results[1].output);
