@@ -142,14 +142,17 @@ void record_code_checks(const Rubric& rubric, const BuildResult& build, Exercise
 {
     const ReferenceComparison& r = build.reference;
     result.matches_reference = r.compared && r.decisive && r.overlap >= rubric.reference_match_threshold;
-    nlohmann::json findings = build.code_findings;
+    // Made valid UTF-8 here too: a path of the machine's in a note is no text the writer may trust.
+    nlohmann::json findings = nlohmann::json::array(), not_checked = nlohmann::json::array();
+    for (const auto& f : build.code_findings) findings.push_back(harness::valid_text(f));
+    for (const auto& n : build.not_checked) not_checked.push_back(harness::valid_text(n));
     if (result.matches_reference)
         findings.push_back("matches the reference's compiled code: its PTX has " +
                            std::to_string(static_cast<int>(r.overlap * 100 + 0.5)) + "% of the hidden reference's " +
                            std::to_string(ptx_run_length) + "-instruction runs (honest files: a few per cent)");
     result.code_checks = {{"mode", rubric.code_checks},
                           {"findings", findings},
-                          {"not_checked", build.not_checked},
+                          {"not_checked", not_checked},
                           {"reference",
                            {{"compared", r.compared},
                             {"overlap", r.overlap},
