@@ -136,6 +136,54 @@ struct ExerciseTiming {
     }
 };
 
+// What the checks of code the student did not write found (docs/security.md), as results.json
+// records it; whether the file's PTX matches the reference's is decided here, with the rubric's
+// threshold, and priced by score_exercise.
+void record_code_checks(const Rubric& rubric, const BuildResult& build, ExerciseResult& result)
+{
+    const ReferenceComparison& r = build.reference;
+    result.matches_reference = r.compared && r.decisive && r.overlap >= rubric.reference_match_threshold;
+    // Made valid UTF-8 here too: a path of the machine's in a note is no text the writer may trust.
+    nlohmann::json findings = nlohmann::json::array(), not_checked = nlohmann::json::array();
+    for (const auto& f : build.code_findings) findings.push_back(harness::valid_text(f));
+    for (const auto& n : build.not_checked) not_checked.push_back(harness::valid_text(n));
+    if (result.matches_reference)
+        findings.push_back("matches the reference's compiled code: its PTX has " +
+                           std::to_string(static_cast<int>(r.overlap * 100 + 0.5)) + "% of the hidden reference's " +
+                           std::to_string(ptx_run_length) + "-instruction runs (honest files: a few per cent)");
+    result.code_checks = {{"mode", rubric.code_checks},
+                          {"findings", findings},
+                          {"not_checked", not_checked},
+                          {"reference",
+                           {{"compared", r.compared},
+                            {"overlap", r.overlap},
+                            {"reference_runs", r.reference_runs},
+                            {"shared_runs", r.shared_runs},
+                            {"decisive", r.decisive},
+                            {"threshold", rubric.reference_match_threshold},
+                            {"matches", result.matches_reference},
+                            {"note", !r.compared && r.note.empty() ? std::string("not compared: the build stopped before")
+                                                                    : harness::valid_text(r.note)}}}};
+}
+
+// The exercise's message for what the checks found in a file that was graded.
+void describe_code_checks(const Rubric& rubric, const BuildResult& build, ExerciseResult& result)
+{
+    if (!result.message.empty()) return;
+    if (result.matches_reference) {
+        result.message = "its compiled code matches the hidden reference's (" +
+                         std::to_string(static_cast<int>(build.reference.overlap * 100 + 0.5)) +
+                         "% of the reference's instruction runs): " +
+                         (rubric.reference_match_costs_all ? "no points until course staff review it"
+                                                           : "for course staff to review");
+    } else if (!build.code_findings.empty()) {
+        result.message = "for course staff to review: " + build.code_findings.front() +
+                         (build.code_findings.size() > 1
+                              ? " (and " + std::to_string(build.code_findings.size() - 1) + " more in code_checks)"
+                              : "");
+    }
+}
+
 ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::SpeedCaseTimer* timer,
                               const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
                               const nlohmann::json& calibration, std::ostream& progress)
@@ -157,6 +205,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
         result.message = build->invalid;
         result.compile_output = build->output;
         result.compile_seconds = build->seconds;
+        record_code_checks(options.rubric, *build, result);
     } else if (!build->ok) {
         result.status = ExerciseStatus::compile_error;
         result.message = build->failure;
@@ -176,6 +225,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     result.compile_output = build->output;
     result.compile_seconds = build->seconds;
     result.library_use = build->library_use;
+    record_code_checks(options.rubric, *build, result);
 
     // A place on the GPU first (gradings side by side share them), before any runner starts: the
     // wait for it is no time of the submission's.
@@ -270,6 +320,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     }
     if (!result.library_use.empty())
         result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+    if (result.status == ExerciseStatus::graded) describe_code_checks(options.rubric, *build, result);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     score_exercise(options.rubric, result);
     return result;
@@ -347,7 +398,10 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::exception_ptr toolchain_failure;  // the grader's own: rethrown once the exercises are done
     std::thread builder([&] {
         try {
-            build_runners(options.toolchain, work, options.compile_jobs, options.sandbox,
+            // What the checks of code the student did not write refuse, refused or named (the rubric).
+            Toolchain toolchain = options.toolchain;
+            toolchain.refuse_foreign_code = options.rubric.code_checks != "name";
+            build_runners(toolchain, work, options.compile_jobs, options.sandbox,
                           [&](std::size_t w, const BuildResult& build) {
                               std::lock_guard<std::mutex> lock(building);
                               builds[w] = build;

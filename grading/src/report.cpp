@@ -134,6 +134,7 @@ nlohmann::json to_json(const GradeReport& report)
                              {"compile_seconds", e.compile_seconds},
                              {"compile_output", e.compile_output},
                              {"library_use", e.library_use},
+                             {"code_checks", e.code_checks},
                              {"runner_output", e.runner_output},
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},

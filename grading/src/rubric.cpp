@@ -112,6 +112,9 @@ Rubric Rubric::from_json(const nlohmann::json& j)
     r.speed_floor = j.value("speed_floor", r.speed_floor);
     r.speed_step = j.value("speed_step", r.speed_step);
     r.library_use_costs_all = j.value("library_use_costs_all", r.library_use_costs_all);
+    r.code_checks = j.value("code_checks", r.code_checks);
+    r.reference_match_threshold = j.value("reference_match_threshold", r.reference_match_threshold);
+    r.reference_match_costs_all = j.value("reference_match_costs_all", r.reference_match_costs_all);
     if (j.contains("weight")) r.weight = j.at("weight").get<std::map<std::string, double>>();
     if (j.contains("gradescope")) {
         const nlohmann::json& g = j.at("gradescope");
@@ -190,6 +193,8 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
         }
     }
     if (!result.library_use.empty() && rubric.library_use_costs_all)
+        result.correctness_points = result.speed_points = 0;
+    if (result.matches_reference && rubric.reference_match_costs_all)
         result.correctness_points = result.speed_points = 0;
     result.points = result.correctness_points + result.speed_points;
 }

@@ -9,6 +9,7 @@
 #     dependency list. What the "source" asks for, one line each:
 #       // FAKE_RUNNER: <behaviour>       what the linked runner does (fake_runner.cpp; default correct)
 #       // FAKE_DEFINES: sym [weak:sym]   global functions the object defines (raw symbol names)
+#       // FAKE_CALLS: sym ...              functions the object calls (raw symbol names)
 #       // FAKE_INCLUDES: path ...        more files in the dependency list; @ROOT@ is this root
 #       FAKE_COMPILER_NOISE               a warning with bytes that are not UTF-8 and terminal control
 #                                         sequences (as `#warning` with such bytes), then goes on
@@ -76,6 +77,7 @@ fi
 behaviour=$(sed -n 's|.*// FAKE_RUNNER: *\([^ ]*\).*|\1|p' "$src" | head -n 1)
 [ -n "$behaviour" ] || behaviour=correct
 defines=$(sed -n 's|.*// FAKE_DEFINES:||p' "$src")
+calls=$(sed -n 's|.*// FAKE_CALLS:||p' "$src")
 includes=$(sed -n 's|.*// FAKE_INCLUDES:||p' "$src" | sed "s|@ROOT@|$root|g")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fake-nvcc-XXXXXX") || exit 1
@@ -94,6 +96,11 @@ trap 'rm -rf "$work"' EXIT
     esac
     printf '%s void fake_defined_%d(void) __asm__("%s");\n%s void fake_defined_%d(void) {}\n' \
       "$attribute" "$k" "$symbol" "$attribute" "$k"
+    k=$((k + 1))
+  done
+  for symbol in $calls; do
+    printf 'extern void fake_called_%d(void) __asm__("%s");\nvoid fake_caller_%d(void) { fake_called_%d(); }\n' \
+      "$k" "$symbol" "$k" "$k"
     k=$((k + 1))
   done
 } > "$work/submission.c"

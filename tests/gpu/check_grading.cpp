@@ -9,6 +9,8 @@
 // The expectation file (see tests/buggy/*/*/expect.json and tests/adversarial/*/*/expect.json):
 //   {"exercises": ["scan_hierarchical"],          which exercises to grade; each must be in the report
 //    "args": ["--case-time-limit", "3"],          extra grade arguments (optional)
+//    "rubric": {"code_checks": "name"},           a rubric (grading/rubric.schema.json), written to
+//                                                 DIR/rubric.json and given with --rubric (optional)
 //
 //  Checks of one exercise. At the top level they apply to every exercise graded; inside
 //  "for": {"NAME": {...}} only to exercise NAME (both may be given):
@@ -24,6 +26,8 @@
 //    "speedup_at_most": 0.25,                     every timed case that has a timing is at most this
 //                                                 fast next to the reference (speedup_vs_reference)
 //    "runner_output_lacks": "text" | ["a", "b"],  runner_output contains none of these
+//    "code_finding": "text" | ["a", "b"],         for each, some entry of code_checks.findings contains it
+//    "matches_reference": true | false,           code_checks.reference.matches is this
 //
 //  Checks of the whole run:
 //    "full_marks_for": ["scan_brent_kung"],       these exercises score full marks
@@ -182,6 +186,22 @@ void check_exercise(const json& e, const json& spec)
             expect(speedup <= most, what.str());
         }
     }
+    if (spec.contains("code_finding")) {
+        const json checks = e.value("code_checks", json());
+        const json findings = checks.is_object() ? checks.at("findings") : json::array();
+        for (const auto& needle : string_list(spec.at("code_finding"))) {
+            bool found = false;
+            for (const auto& f : findings) found = found || f.get<std::string>().find(needle) != std::string::npos;
+            expect(found, name + " code_checks.findings name \"" + needle + "\" (" + findings.dump() + ")");
+        }
+    }
+    if (spec.contains("matches_reference")) {
+        const json checks = e.value("code_checks", json());
+        const bool matches = checks.is_object() && checks.at("reference").at("matches").get<bool>();
+        expect(matches == spec.at("matches_reference").get<bool>(),
+               name + " matches the reference's compiled code: " + (matches ? "yes" : "no") + " (" +
+                   (checks.is_object() ? checks.at("reference").dump() : std::string("no code_checks")) + ")");
+    }
     if (spec.contains("runner_output_lacks")) {
         const std::string output = e.at("runner_output");
         for (const auto& needle : string_list(spec.at("runner_output_lacks")))
@@ -310,6 +330,11 @@ int main(int argc, char** argv)
     for (const auto& e : spec.at("exercises")) exercises += (exercises.empty() ? "" : ",") + e.get<std::string>();
     command.insert(command.end(), {"--exercise", exercises});
     for (const auto& a : spec.value("args", json::array())) command.push_back(a.get<std::string>());
+    if (spec.contains("rubric")) {
+        const std::string rubric = work + "/rubric.json";
+        std::ofstream(rubric) << spec.at("rubric").dump(2) << "\n";
+        command.insert(command.end(), {"--rubric", rubric});
+    }
 
     // The install: the directory of `grade` (bin/) and the lib/ beside it.
     const fs::path bin_dir = fs::absolute(grade).parent_path();

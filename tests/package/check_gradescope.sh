@@ -22,7 +22,7 @@ fail() {
 
 step "cmake --install $build --prefix $root/grader"
 cmake --install "$build" --prefix "$root/grader" > "$work/install.log"
-for file in bin/grade bin/grader_reference_runner lib/grader_runner.o share/pmpp-grader/CONTRACT.md \
+for file in bin/grade bin/grader_reference_runner lib/grader_runner.o lib/reference-ptx/scan_hierarchical.ptx share/pmpp-grader/CONTRACT.md \
   share/pmpp-grader/results.schema.json share/pmpp-grader/rubric.schema.json share/pmpp-grader/rubric.example.json; do
   [ -f "$root/grader/$file" ] || fail "the install lacks $file"
 done

@@ -109,6 +109,28 @@ TEST_CASE("library use, statuses other than graded, and rubric overrides")
     CHECK(w.points == 20);
 }
 
+TEST_CASE("a match with the reference's compiled code: no points by default, priced by the rubric")
+{
+    ExerciseResult e = graded({case_with(CaseStatus::pass, true, 1.0)});
+    e.matches_reference = true;
+    score_exercise(Rubric{}, e);
+    CHECK(e.points == 0);
+    CHECK(e.max_points == 10);
+    const Rubric lenient = Rubric::from_json({{"reference_match_costs_all", false},
+                                              {"reference_match_threshold", 0.5},
+                                              {"code_checks", "name"}});
+    CHECK(lenient.reference_match_threshold == 0.5);
+    CHECK(lenient.code_checks == "name");
+    score_exercise(lenient, e);
+    CHECK(e.points == 10);
+    CHECK(Rubric{}.code_checks == "refuse");
+    CHECK(Rubric{}.reference_match_threshold == doctest::Approx(0.25));
+    // Values the schema refuses: a mode it does not know, a threshold outside (0, 1].
+    CHECK_THROWS_WITH_AS(Rubric::from_json({{"code_checks", "ignore"}}), doctest::Contains("/code_checks"), RubricError);
+    CHECK_THROWS_AS(Rubric::from_json({{"reference_match_threshold", 0}}), RubricError);
+    CHECK_THROWS_AS(Rubric::from_json({{"reference_match_threshold", 1.5}}), RubricError);
+}
+
 TEST_CASE("the example rubric in grading/ passes rubric.schema.json, parses and changes the points")
 {
     const nlohmann::json example = nlohmann::json::parse(std::ifstream(GRADER_RUBRIC_EXAMPLE));
@@ -160,10 +182,18 @@ TEST_CASE("results JSON matches the published schema, and the schema rejects a f
     e.cases[1].detail = {{"wrong", 1}};
     score_exercise(Rubric{}, e);
     report.exercises.push_back(e);
+    report.exercises.back().code_checks = {
+        {"mode", "refuse"},
+        {"findings", {"calls `getenv`, which is not among the calls of honest launchers"}},
+        {"not_checked", nlohmann::json::array()},
+        {"reference",
+         {{"compared", true}, {"overlap", 0.01}, {"reference_runs", 237}, {"shared_runs", 2}, {"decisive", true},
+          {"threshold", 0.25}, {"matches", false}, {"note", ""}}}};
     ExerciseResult missing;
     missing.name = "scan_hierarchical";
     report.exercises.push_back(missing);
     const nlohmann::json doc = to_json(report);
+    CHECK(doc["exercises"][1]["code_checks"].is_null());  // not built: nothing was checked
     const auto errors = validate_json_schema(schema(), doc);
     for (const auto& error : errors) MESSAGE(error.instance_path << ": " << error.message);
     CHECK(errors.empty());
@@ -172,6 +202,13 @@ TEST_CASE("results JSON matches the published schema, and the schema rejects a f
     forged["exercises"][0]["status"] = "full_marks";
     forged["exercises"][0]["cases"][0]["bonus"] = 5;
     CHECK(validate_json_schema(schema(), forged).size() == 2);
+    nlohmann::json unchecked = doc;
+    unchecked["exercises"][0]["code_checks"]["reference"]["overlap"] = 1.5;
+    unchecked["exercises"][0]["code_checks"]["mode"] = "ignore";
+    std::string paths;
+    for (const auto& error : validate_json_schema(schema(), unchecked)) paths += error.instance_path + " ";
+    CHECK(paths.find("/exercises/0/code_checks/reference/overlap") != std::string::npos);
+    CHECK(paths.find("/exercises/0/code_checks/mode") != std::string::npos);
 }
 
 // The schema's enums and the types' spellings are one list: a status added to one and not the

@@ -6,19 +6,24 @@
 // (libraries named in a source or a runner), steps.cpp (the four steps below) and limits.cpp (the
 // steps' process limits).
 //
-// One file's build, four commands (each a child process; in the sandbox each sees only the
+// One file's build, five steps (each a child process; in the sandbox each sees only the
 // toolchain, the read-only system and the files named here):
 //   1. compile   nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_XX -MD -MF deps.d -MT submission.o
-//                     -o submission.o SOURCE
+//                     --keep --keep-dir keep -o submission.o SOURCE
+//                (--keep changes no code: it leaves the compile's PTX and fatbin in keep/)
 //   2. includes  the dependency list the compiler wrote (host and device passes) is read: a file
 //                that is neither the source, nor a header of the toolchain, nor one of the C/C++
 //                system makes the submission invalid; a header of CUB, Thrust, cuBLAS, ... is
 //                library use, however the source spelled it
 //   3. symbols   nm -P -t d submission.o: a definition of main, of a CUDA entry point or of a
 //                symbol of the runner or its runtime makes the submission invalid
-//                (forbidden_definition below), and so does a call that loads GPU code at run
-//                time (loads_code_at_run_time)
-//   4. link      nvcc -arch=sm_XX -cudart static -o runner grader_runner.o submission.o: the runner
+//                (forbidden_definition below); every call is checked against what honest
+//                launchers call (check_host_calls)
+//   4. code      what the student did not write (docs/security.md): the object's initializers,
+//                registration of GPU code by hand, embedded code (check_object), raw system call
+//                instructions (objdump -d, raw_system_call_instructions), and the PTX nvcc
+//                generated compared with the hidden reference's (compare_with_reference)
+//   5. link      nvcc -arch=sm_XX -cudart static -o runner grader_runner.o submission.o: the runner
 //                is one relocatable object, first on the line, so a duplicate fails the link
 #pragma once
 
@@ -28,6 +33,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -71,10 +77,34 @@ struct Toolchain {
     std::string arch;                         // e.g. "90" for sm_90
     std::string runner_object;                // lib/grader_runner.o: the runner and harness_core, one object
     std::chrono::seconds compile_limit{180};  // per step (compile, link)
+    // lib/reference-ptx/: <exercise>.ptx, each hidden reference's PTX, made by CMake from the
+    // reference sources (none in the students' handout, which has no sources): compared with the
+    // PTX of each submission file of that name. Missing: not compared.
+    std::string reference_ptx_dir;
+    // What the checks of code the student did not write refuse (calls, initializers, embedded
+    // code) makes the file invalid_submission; false (the rubric's "code_checks": "name") names
+    // it in code_findings and builds the file all the same.
+    bool refuse_foreign_code = true;
 };
 
 // Where `grade` finds the compiler and the runner object when nothing overrides them.
 Toolchain default_toolchain(const std::string& grade_executable);
+
+// The PTX nvcc generated for a file against the hidden reference's of the same exercise
+// (similarity.cpp): the share of the reference's distinct runs of ptx_run_length consecutive
+// instructions (opcodes with their type suffixes) that the submission's PTX also has.
+constexpr std::size_t ptx_run_length = 5;
+// Below this many distinct runs a reference is a few textbook lines that honest kernels match too:
+// the overlap is reported but decides nothing (measured: the reductions have 40-72, Kogge-Stone
+// 35, Brent-Kung 85; the hierarchical scan 237, the convolutions 330-350).
+constexpr std::size_t min_decisive_reference_runs = 150;
+struct ReferenceComparison {
+    bool compared = false;  // both PTX texts were there
+    double overlap = 0;     // shared_runs / reference_runs
+    std::size_t reference_runs = 0, shared_runs = 0;
+    bool decisive = false;  // reference_runs >= min_decisive_reference_runs
+    std::string note;       // why it was not compared, or is not decisive
+};
 
 struct BuildResult {
     bool ok = false;  // a runner was linked at `executable`
@@ -84,14 +114,22 @@ struct BuildResult {
     std::string invalid;                    // non-empty: an invalid_submission, this one-line message (ok is false)
     std::vector<std::string> library_use;   // "CUB", "Thrust", ...: from the headers read and the runner's symbols
     std::vector<std::string> dependencies;  // every file the compile read, as the compiler listed them
+    // Code the student may not have written (docs/security.md): every finding of the checks, refused
+    // (then `invalid` holds the first) or named for course staff, valid UTF-8.
+    std::vector<std::string> code_findings;
+    std::vector<std::string> not_checked;  // checks that could not run here, and why
+    ReferenceComparison reference;         // the PTX against the hidden reference's
     double seconds = 0;
 };
 
 // The commands of one build (CONTRACT.md: -O3 -std=c++17 -lineinfo, static runtime). `nvcc` is the
 // compiler as the step sees it (inside the sandbox: under the toolchain root's real path).
 std::vector<std::string> compile_command(const std::string& nvcc, const std::string& arch, const std::string& source,
-                                         const std::string& object, const std::string& deps_file);
+                                         const std::string& object, const std::string& deps_file,
+                                         const std::string& keep_dir);
 std::vector<std::string> symbols_command(const std::string& object);
+// objdump -d of the object's executable sections, or empty where objdump is not installed.
+std::vector<std::string> disassembly_command(const std::string& object);
 std::vector<std::string> link_command(const std::string& nvcc, const std::string& arch,
                                       const std::string& runner_object, const std::string& object,
                                       const std::string& executable);
@@ -106,6 +144,12 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
                                        const std::vector<std::pair<std::string, std::string>>& work, int jobs,
                                        const harness::Sandbox* sandbox,
                                        const std::function<void(std::size_t, const BuildResult&)>& built = {});
+
+// build_runners without its last step, the link: every check, nothing linked (the tests of the
+// checks over whole sets of files, tools). A file that passes them all has `ok` and no executable.
+std::vector<BuildResult> check_sources(const Toolchain& toolchain,
+                                       const std::vector<std::pair<std::string, std::string>>& work, int jobs,
+                                       const harness::Sandbox* sandbox);
 
 // ---- The pieces of the checks, exposed for the tests ----
 
@@ -168,10 +212,72 @@ ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::
 // Symbol versions ("write@GLIBC_2.2.5") are ignored. Undefined and local symbols never count.
 std::string forbidden_definition(const std::vector<Symbol>& submission, const ForbiddenSymbols& forbidden);
 
-// Empty unless the submission calls something that runs GPU code it did not compile (module or
-// library loading of the CUDA runtime or driver, the driver's entry points, and dlopen/dlsym
-// unless `reads_a_library`: CUB calls them itself): a copy of the handout's compiled references,
-// or any fatbin, loaded at run time. Named, as above.
+// ---- Code the student did not write (docs/security.md) ----
+
+// The host-call allowlist (host_calls.cpp, where the lists are): what a name a submission calls is.
+// In the order their messages come: the gravest first.
+enum class HostCallKind {
+    allowed,          // what honest launchers call
+    loads_code,       // dlopen, cuModuleLoad*, cuLibrary*, cudaLibrary*, cuLink*, nvrtc*, nvJitLink*, ...
+    finds_symbols,    // dlsym, dladdr, dl_iterate_phdr, getauxval, the linker's own symbols, ...
+    raw_system_call,  // syscall()
+    starts_threads,   // pthread_create, std::thread, fork, exec*, system, popen, posix_spawn, kill, ...
+    protects_memory,  // mprotect, mmap, pkey_*
+    opens_files,      // open*, fopen, socket, pipe, dup*, ioctl, read/write, std::ifstream, ...
+    grader_internal,  // a symbol only the grader's runner defines
+    unknown,          // none of these: named, not refused
+};
+const char* to_text(HostCallKind kind);
+HostCallKind classify_host_call(const std::string& name);  // raw (mangled) name, a version suffix ignored
+
+struct HostCall {
+    std::string name;   // raw, without a version suffix
+    std::string shown;  // demangled
+    HostCallKind kind = HostCallKind::unknown;
+    std::string message;  // "calls `fork`, which starts or signals ...": for the student
+};
+struct HostCallCheck {
+    std::vector<HostCall> refused;  // every refused class
+    std::vector<HostCall> named;    // HostCallKind::unknown
+};
+// Every name the submission references (nm's U, w, v), once each, in nm's order. With
+// `reads_a_library` (the file reads CUB's or Thrust's headers, which may open the driver
+// themselves) the dynamic loader and the driver's entry point are named instead of refused.
+// `forbidden` (its `defined` map) tells the grader's own symbols apart.
+HostCallCheck check_host_calls(const std::vector<Symbol>& submission, const ForbiddenSymbols& forbidden,
+                               bool reads_a_library);
+
+// Empty unless the submission calls something that loads or finds code at run time (the
+// loads_code and finds_symbols classes above; dlopen/dlsym allowed with `reads_a_library`): the
+// first such call, as a message.
 std::string loads_code_at_run_time(const std::vector<Symbol>& submission, bool reads_a_library);
+
+// What the object holds besides the code compiled from the file (object_scan.cpp): refused are
+// initializers other than nvcc's registration (and the compiler's registration of library objects'
+// destructors), ifunc resolvers, .init/.fini code, nvcc's registration functions called from
+// anywhere but nvcc's generated code, a .nv_fatbin that is not `own_fatbin` (the compile's own,
+// kept by --keep) byte for byte, and in any other loaded section an ELF header (a cubin: e_machine
+// 190), fatbin or fatbin-wrapper magic, PTX text or (unless `reads_a_library`) a loader's or
+// library's name as a string; named are runs of 4 KiB windows above 7.0 bits per byte.
+struct ObjectCheck {
+    std::vector<std::string> refused, named;
+    std::vector<std::string> not_checked;
+};
+ObjectCheck check_object(const std::string& object_bytes, const std::string& own_fatbin, bool reads_a_library);
+// Shannon entropy in bits per byte (0 for no bytes).
+double shannon_entropy(std::string_view bytes);
+// Raw system call instructions (syscall, sysenter, int $0x80, svc) in objdump -d output, with the
+// function that holds each (at most 8).
+std::vector<std::string> raw_system_call_instructions(const std::string& disassembly);
+
+// The opcodes of a PTX text's instructions, in order, with their type suffixes (ld.global.nc.f32,
+// setp.lt.s32, bra.uni); registers, labels, immediates, predicates, directives and comments dropped.
+std::vector<std::string> ptx_opcodes(const std::string& ptx);
+ReferenceComparison compare_with_reference(const std::string& submission_ptx, const std::string& reference_ptx);
+// The PTX-like instructions (an opcode with a dotted suffix) in the source's inline `asm`
+// statements, comments skipped: a hint of PTX written or pasted into the file.
+std::size_t inline_asm_instructions(const std::string& source);
+// At least this many is "PTX of substantial size", named for course staff.
+constexpr std::size_t substantial_inline_ptx = 40;
 
 }  // namespace grading

@@ -82,6 +82,10 @@ struct ExerciseResult {
     std::string compile_output;
     double compile_seconds = 0;
     std::vector<std::string> library_use;  // CUB/Thrust/... found in the source
+    // What the checks of code the student did not write found (docs/security.md): {"mode",
+    // "findings", "not_checked", "reference"}; null when the file was not built.
+    nlohmann::json code_checks = nullptr;
+    bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
     std::string runner_output;             // tail of what the student's code printed (never parsed)
     // Not reported: a runner or the reference runner could not start or use the GPU while other
     // exercises ran beside it (what one leaves behind can starve another): graded again alone.

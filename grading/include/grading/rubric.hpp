@@ -29,6 +29,18 @@ struct Rubric {
     // noise near a value moves the score rarely and by little.
     double speed_full = 0.8, speed_floor = 0.25, speed_step = 0.25;
     bool library_use_costs_all = true;     // CONTRACT.md: calling CUB/Thrust/... costs the exercise's points
+    // Code the student did not write (docs/security.md): "refuse" makes what its checks refuse
+    // (code loaded or registered at run time, initializers, embedded code, files, threads, raw system
+    // calls) invalid_submission; "name" only lists it in the exercise's code_checks and grades the
+    // file as usual (a course that reviews by hand; the tests of the sandbox, whose attacks the
+    // checks would otherwise stop before they run).
+    std::string code_checks = "refuse";
+    // A file whose PTX holds at least this share of the hidden reference's 5-instruction runs
+    // "matches the reference's compiled code" (only where the reference has enough runs to tell,
+    // grading/build.hpp: min_decisive_reference_runs). Measured: honest files 0.00-0.05, the
+    // reference's PTX pasted into inline asm 0.87.
+    double reference_match_threshold = 0.25;
+    bool reference_match_costs_all = true;  // such a match scores nothing, for course staff to review
     std::map<std::string, double> weight;  // per exercise multiplier, default 1
     GradescopeSettings gradescope;         // how Gradescope shows the results (--gradescope)
 

@@ -25,6 +25,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t max_messages = 64 * 1024;  // of the compiler's and the linker's, together
+constexpr std::size_t max_object_bytes = 256u << 20;  // an object (or kept file) the checks read whole
+constexpr std::size_t max_disassembly = 64u << 20;    // objdump's text of the host code
+constexpr std::size_t max_findings = 32;              // of each kind (refused, named) in code_findings
 
 // The last `max_bytes` of valid UTF-8 text, cut between two characters.
 std::string tail_text(const std::string& text, std::size_t max_bytes)
@@ -81,6 +84,7 @@ struct Context {
     std::vector<std::string> roots;  // header roots
     ForbiddenSymbols forbidden;
     const harness::Sandbox* sandbox = nullptr;
+    bool link = true;  // false: check_sources, steps 1 to 4 only
 };
 
 struct StepPlan {
@@ -113,6 +117,12 @@ StepResult run_step(const Context& ctx, const StepPlan& plan)
     return run_process(ctx.sandbox->wrap(inner, policy), plan.limit, plan.max_output);
 }
 
+// A file of the build's folder as the step sees it: /out/<name> in the sandbox.
+std::string boxed_path(const Context& ctx, const fs::path& out, const std::string& name)
+{
+    return ctx.sandbox != nullptr ? "/out/" + name : (out / name).string();
+}
+
 std::string step_failure(const StepResult& r, const std::string& tool, const std::string& error)
 {
     using Kind = harness::ExitStatus::Kind;
@@ -127,6 +137,103 @@ std::string step_failure(const StepResult& r, const std::string& tool, const std
             break;
     }
     return error;
+}
+
+// The checks of step 4 (docs/security.md, "Code the student did not write"): every finding goes
+// into b.code_findings, refused ones first; what could not be checked into b.not_checked; the PTX
+// comparison into b.reference. Returns the message that refuses the file (empty: build it).
+std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::vector<Symbol>& symbols,
+                               const std::string& source, const fs::path& out)
+{
+    const bool library = !b.library_use.empty();
+    std::vector<std::string> refused, named;
+    // Refused calls, the gravest first: loading or finding code, then (after the object's
+    // findings below) processes, memory, files and the grader's own code.
+    HostCallCheck calls = check_host_calls(symbols, ctx.forbidden, library);
+    std::stable_sort(calls.refused.begin(), calls.refused.end(),
+                     [](const HostCall& a, const HostCall& b) { return a.kind < b.kind; });
+    auto loads = [](const HostCall& c) {
+        return c.kind == HostCallKind::loads_code || c.kind == HostCallKind::finds_symbols;
+    };
+    for (const auto& c : calls.refused)
+        if (loads(c)) refused.push_back(c.message);
+    for (const auto& c : calls.named) named.push_back(c.message);
+
+    const std::string stem = fs::path(source).stem().string();
+    const std::optional<std::string> object = whole_file((out / "submission.o").string(), max_object_bytes);
+    if (!object) {
+        refused.push_back("has an object larger than " + std::to_string(max_object_bytes >> 20) +
+                          " MiB, more than the checks read");
+    } else {
+        const std::string fatbin =
+            whole_file((out / "keep" / (stem + ".fatbin")).string(), max_object_bytes).value_or(std::string());
+        ObjectCheck inside = check_object(*object, fatbin, library);
+        refused.insert(refused.end(), inside.refused.begin(), inside.refused.end());
+        named.insert(named.end(), inside.named.begin(), inside.named.end());
+        b.not_checked.insert(b.not_checked.end(), inside.not_checked.begin(), inside.not_checked.end());
+    }
+
+    // Raw system call instructions, from the disassembly of the host code (in the sandbox, as nm).
+    const std::vector<std::string> disassemble = disassembly_command(boxed_path(ctx, out, "submission.o"));
+    if (disassemble.empty()) {
+        b.not_checked.push_back("raw system call instructions (objdump, from binutils, is not installed)");
+    } else {
+        const StepResult d = run_step(ctx, {disassemble,
+                                            {{out.string(), "/out", false}},
+                                            out.string(),
+                                            (out.parent_path() / "disassembly.log").string(),
+                                            std::chrono::seconds(60),
+                                            max_disassembly});
+        if (!d.status.ok())
+            b.not_checked.push_back("raw system call instructions (objdump failed: " + d.status.describe() + ")");
+        else if (!d.complete)
+            refused.push_back("has more host code than the checks read (its disassembly passes " +
+                              std::to_string(max_disassembly >> 20) + " MiB)");
+        else
+            for (auto& f : raw_system_call_instructions(d.output)) refused.push_back(std::move(f));
+    }
+
+    for (const auto& c : calls.refused)
+        if (!loads(c)) refused.push_back(c.message);
+
+    // PTX written into inline asm: a hint, for course staff.
+    if (const std::optional<std::string> text = whole_file(source, max_source_bytes)) {
+        const std::size_t asm_instructions = inline_asm_instructions(*text);
+        if (asm_instructions >= substantial_inline_ptx)
+            named.push_back("has " + std::to_string(asm_instructions) +
+                            " PTX instructions in inline `asm` statements: PTX written by hand, or pasted");
+    }
+
+    // The PTX nvcc generated against the hidden reference's of the same exercise.
+    const std::optional<std::string> ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
+    const std::string reference_file =
+        ctx.toolchain.reference_ptx_dir.empty() ? std::string() : ctx.toolchain.reference_ptx_dir + "/" + stem + ".ptx";
+    const std::optional<std::string> reference =
+        reference_file.empty() ? std::nullopt : whole_file(reference_file, max_object_bytes);
+    if (!ptx) {
+        b.reference.note = "the compiler kept no PTX";
+    } else if (!reference) {
+        b.reference.note = "no PTX of the reference here" + (reference_file.empty() ? "" : " (" + reference_file + ")");
+    } else {
+        b.reference = compare_with_reference(*ptx, *reference);
+    }
+    if (!b.reference.compared) b.not_checked.push_back("the PTX against the reference's: " + b.reference.note);
+
+    // At most max_findings of each, for results.json: the message counts them all.
+    auto keep = [&](const std::vector<std::string>& found, const char* what) {
+        for (std::size_t k = 0; k < found.size() && k < max_findings; ++k)
+            b.code_findings.push_back(harness::valid_text(found[k]));
+        if (found.size() > max_findings)
+            b.code_findings.push_back("... and " + std::to_string(found.size() - max_findings) + " more " + what);
+    };
+    keep(refused, "findings like these");
+    keep(named, "calls or data named like these");
+    if (refused.empty() || !ctx.toolchain.refuse_foreign_code) return {};
+    std::string message = refused.front();
+    if (refused.size() > 1)
+        message += " (and " + std::to_string(refused.size() - 1) + " more finding" + (refused.size() > 2 ? "s" : "") +
+                   ": code_findings lists them)";
+    return message;
 }
 
 BuildResult build_one(const Context& ctx, const std::string& source, const std::string& executable)
@@ -146,8 +253,11 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     const fs::path dir = fs::path(executable).parent_path();
     const fs::path out = dir / "build";
     fs::remove_all(out);
-    fs::create_directories(out);
-    if (ctx.sandbox != nullptr) ctx.sandbox->make_writable(out.string());  // /out, for the sandbox's uid
+    fs::create_directories(out / "keep");
+    if (ctx.sandbox != nullptr) {  // /out and /out/keep, for the sandbox's uid
+        ctx.sandbox->make_writable(out.string());
+        ctx.sandbox->make_writable((out / "keep").string());
+    }
     fs::remove(executable);  // an earlier grading's runner is never taken for this one's
 
     // Every path as the step sees it: in the sandbox the source is /submission/<name>, the step's
@@ -162,7 +272,7 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.toolchain.compile_limit);
 
     // 1. Compile, writing the list of every file the compile read (host and device passes).
-    const StepResult compile = run_step(ctx, {compile_command(nvcc, ctx.toolchain.arch, src, object, deps),
+    const StepResult compile = run_step(ctx, {compile_command(nvcc, ctx.toolchain.arch, src, object, deps, o + "/keep"),
                                               {{source, src, false}, {out.string(), "/out", true}},
                                               out.string(),
                                               (dir / "compile.log").string(),
@@ -207,13 +317,25 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     }
     const std::vector<Symbol> symbol_table = parse_nm(symbols.output);
     b.invalid = forbidden_definition(symbol_table, ctx.forbidden);
-    if (b.invalid.empty()) b.invalid = loads_code_at_run_time(symbol_table, !b.library_use.empty());
     if (!b.invalid.empty()) {
         b.invalid = name + " " + b.invalid;
         return finish();
     }
 
-    // 4. Link: the runner object first, so its copy of a shared inline function wins, and a
+    // 4. Code the student did not write: what it calls, what its object holds, the raw system
+    // calls in its host code, the PTX against the hidden reference's.
+    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, source, out); !refused.empty()) {
+        b.invalid = name + " " + refused;
+        return finish();
+    }
+
+    if (!ctx.link) {
+        b.ok = true;
+        b.executable.clear();
+        return finish();
+    }
+
+    // 5. Link: the runner object first, so its copy of a shared inline function wins, and a
     // duplicate strong definition fails instead of replacing an archive member.
     const StepResult link =
         run_step(ctx, {link_command(nvcc, ctx.toolchain.arch, runner_object, object, runner),
@@ -248,15 +370,22 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
 }  // namespace
 
 std::vector<std::string> compile_command(const std::string& nvcc, const std::string& arch, const std::string& source,
-                                         const std::string& object, const std::string& deps_file)
+                                         const std::string& object, const std::string& deps_file,
+                                         const std::string& keep_dir)
 {
-    return {nvcc,  "-c",           "-O3", "-std=c++17", "-lineinfo", "-arch=sm_" + arch, "-MD", "-MF", deps_file,
-            "-MT", "submission.o", "-o",  object,       source};
+    return {nvcc,     "-c", "-O3",     "-std=c++17", "-lineinfo", "-arch=sm_" + arch, "-MD", "-MF", deps_file,
+            "-MT",    "submission.o", "--keep",     "--keep-dir", keep_dir,           "-o",  object, source};
 }
 
 std::vector<std::string> symbols_command(const std::string& object)
 {
     return {"nm", "-P", "-t", "d", object};
+}
+
+std::vector<std::string> disassembly_command(const std::string& object)
+{
+    if (harness::search_path("objdump").empty()) return {};
+    return {"objdump", "-d", "-w", "--no-show-raw-insn", object};
 }
 
 std::vector<std::string> link_command(const std::string& nvcc, const std::string& arch,
@@ -266,16 +395,19 @@ std::vector<std::string> link_command(const std::string& nvcc, const std::string
     return {nvcc, "-arch=sm_" + arch, "-cudart", "static", "-o", executable, runner_object, object};
 }
 
-std::vector<BuildResult> build_runners(const Toolchain& toolchain,
-                                       const std::vector<std::pair<std::string, std::string>>& work, int jobs,
-                                       const harness::Sandbox* sandbox,
-                                       const std::function<void(std::size_t, const BuildResult&)>& built)
+namespace {
+
+std::vector<BuildResult> build_all(const Toolchain& toolchain,
+                                   const std::vector<std::pair<std::string, std::string>>& work, int jobs,
+                                   const harness::Sandbox* sandbox,
+                                   const std::function<void(std::size_t, const BuildResult&)>& built, bool link)
 {
     std::vector<BuildResult> results(work.size());
     if (work.empty()) return results;
     Context ctx;
     ctx.toolchain = toolchain;
     ctx.sandbox = sandbox;
+    ctx.link = link;
     ctx.root = toolchain_root(toolchain.nvcc);
     ctx.sandbox_nvcc = detail::real_program_path(toolchain.nvcc);  // under the root, which the sandbox shows
     if (ctx.sandbox_nvcc.empty()) ctx.sandbox_nvcc = toolchain.nvcc;
@@ -302,6 +434,23 @@ std::vector<BuildResult> build_runners(const Toolchain& toolchain,
         threads.emplace_back(worker);
     for (auto& t : threads) t.join();
     return results;
+}
+
+}  // namespace
+
+std::vector<BuildResult> build_runners(const Toolchain& toolchain,
+                                       const std::vector<std::pair<std::string, std::string>>& work, int jobs,
+                                       const harness::Sandbox* sandbox,
+                                       const std::function<void(std::size_t, const BuildResult&)>& built)
+{
+    return build_all(toolchain, work, jobs, sandbox, built, true);
+}
+
+std::vector<BuildResult> check_sources(const Toolchain& toolchain,
+                                       const std::vector<std::pair<std::string, std::string>>& work, int jobs,
+                                       const harness::Sandbox* sandbox)
+{
+    return build_all(toolchain, work, jobs, sandbox, {}, false);
 }
 
 }  // namespace grading

@@ -12,6 +12,7 @@
 #include "grading/build.hpp"
 #include "harness/exercise.hpp"
 #include "harness/process.hpp"
+#include "symbol_names.hpp"
 
 namespace fs = std::filesystem;
 
@@ -193,42 +194,6 @@ ForbiddenSymbols forbidden_symbols(const std::string& runner_object, const std::
     return f;
 }
 
-std::string loads_code_at_run_time(const std::vector<Symbol>& submission, bool reads_a_library)
-{
-    // Module and library loading of the runtime and the driver, and the driver's entry points:
-    // ways to run GPU code this file does not compile.
-    static const std::set<std::string> loaders = {"cudaLibraryLoadData",
-                                                  "cudaLibraryLoadFromFile",
-                                                  "cudaLibraryGetKernel",
-                                                  "cudaLibraryGetGlobal",
-                                                  "cudaLibraryEnumerateKernels",
-                                                  "cudaGetDriverEntryPoint",
-                                                  "cudaGetDriverEntryPointByVersion",
-                                                  "cuModuleLoad",
-                                                  "cuModuleLoadData",
-                                                  "cuModuleLoadDataEx",
-                                                  "cuModuleLoadFatBinary",
-                                                  "cuModuleGetFunction",
-                                                  "cuLibraryLoadData",
-                                                  "cuLibraryLoadFromFile",
-                                                  "cuLibraryGetKernel",
-                                                  "cuGetProcAddress",
-                                                  "cuGetProcAddress_v2",
-                                                  "cuLinkCreate",
-                                                  "cuLinkCreate_v2"};
-    // The dynamic loader, which reaches the driver's loaders too. CUB opens the driver with it, so
-    // a file that reads a library's headers is judged as library use instead.
-    static const std::set<std::string> dynamic_loader = {"dlopen", "dlmopen", "dlsym", "dlvsym"};
-    for (const auto& s : submission) {
-        if (kind_of(s.type) != SymbolKind::undefined) continue;
-        const std::string name = unversioned(s.name);
-        if (loaders.count(name) || (!reads_a_library && dynamic_loader.count(name)))
-            return "calls `" + name +
-                   "`, which loads GPU code at run time: every kernel must be compiled from the submitted file";
-    }
-    return {};
-}
-
 std::string forbidden_definition(const std::vector<Symbol>& submission, const ForbiddenSymbols& f)
 {
     std::vector<std::string> reasons;
@@ -265,5 +230,24 @@ std::string forbidden_definition(const std::vector<Symbol>& submission, const Fo
     if (reasons.size() > 1) message += " (and " + std::to_string(reasons.size() - 1) + " more such symbols)";
     return message + ": a submission defines only its launcher and its own kernels and helpers";
 }
+
+namespace detail {
+
+std::string unversioned_name(const std::string& name)
+{
+    return unversioned(name);
+}
+
+std::string demangled_name(const std::string& name)
+{
+    return demangle(name);
+}
+
+bool is_reference(char nm_type)
+{
+    return kind_of(nm_type) == SymbolKind::undefined;
+}
+
+}  // namespace detail
 
 }  // namespace grading

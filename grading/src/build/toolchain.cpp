@@ -31,6 +31,7 @@ Toolchain default_toolchain(const std::string& grade_executable)
     t.nvcc = GRADER_NVCC;
     t.arch = GRADER_CUDA_ARCH;
     t.runner_object = (lib / "grader_runner.o").string();
+    t.reference_ptx_dir = (lib / "reference-ptx").string();
     return t;
 }
 

@@ -130,3 +130,31 @@ TEST_CASE("a compiler that prints bytes that are no text and terminal sequences:
     CHECK(contains(failed.at("compile_output").get<std::string>(), "error: expected a"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("code the student did not write, through grade: refused by default, named with code_checks \"name\"")
+{
+    const fs::path dir = test_dir("foreign_code");
+    std::ofstream(dir / "submission" / "scan_kogge_stone.cu") << "// FAKE_CALLS: fork getenv\n";
+    const GradeRun refused = grade(dir, FAKE_NVCC, {"--exercise", "scan_kogge_stone"});
+    const json& r = exercise(refused, "scan_kogge_stone");
+    CHECK(r.at("status") == "invalid_submission");
+    CHECK(r.at("points") == 0);
+    CHECK(contains(r.at("message").get<std::string>(), "scan_kogge_stone.cu calls `fork`, which starts or signals"));
+    const json& checks = r.at("code_checks");
+    CHECK(checks.at("mode") == "refuse");
+    REQUIRE(checks.at("findings").size() == 2);
+    CHECK(contains(checks.at("findings")[1].get<std::string>(), "calls `getenv`"));
+    // The fake compiler keeps no fatbin and no PTX: said, not silently passed.
+    CHECK(contains(checks.at("not_checked").dump(), "the GPU code section"));
+    CHECK(checks.at("reference").at("compared") == false);
+
+    std::ofstream(dir / "rubric.json") << R"({"code_checks": "name"})";
+    const GradeRun named = grade(dir, FAKE_NVCC, {"--exercise", "scan_kogge_stone", "--rubric", (dir / "rubric.json").string()});
+    const json& n = exercise(named, "scan_kogge_stone");
+    CHECK(n.at("status") == "graded");
+    CHECK(n.at("correctness_points") == 8);  // every case passed (no speed points without the reference timed)
+    CHECK(contains(n.at("message").get<std::string>(), "for course staff to review: calls `fork`"));
+    CHECK(n.at("code_checks").at("mode") == "name");
+    CHECK(n.at("code_checks").at("findings").size() == 2);
+    fs::remove_all(dir);
+}

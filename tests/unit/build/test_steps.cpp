@@ -63,9 +63,11 @@ TEST_CASE("the build commands follow CONTRACT.md: compile alone, then link after
         for (const auto& part : command) s += part + " ";
         return s;
     };
-    const std::string compile = joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d"));
+    const std::string compile =
+        joined(compile_command("nvcc", "90", "a.cu", "out/submission.o", "out/deps.d", "out/keep"));
     CHECK(compile.find("nvcc -c -O3 -std=c++17 -lineinfo -arch=sm_90 ") == 0);
     CHECK(compile.find("-MD -MF out/deps.d") != std::string::npos);
+    CHECK(compile.find("--keep --keep-dir out/keep") != std::string::npos);  // the PTX and fatbin, kept
     CHECK(compile.find("-o out/submission.o a.cu") != std::string::npos);
     const std::string link =
         joined(link_command("nvcc", "90", "/lib/grader_runner.o", "out/submission.o", "out/runner"));
@@ -338,7 +340,8 @@ TEST_CASE("real nvcc: a launcher that loads a compiled kernel at run time is inv
     CAPTURE(b->invalid);
     CHECK_FALSE(b->ok);
     CHECK(contains(b->invalid, "calls `cudaLibrary"));  // the first in nm's order
-    CHECK(contains(b->invalid, "which loads GPU code at run time: every kernel must be compiled from the submitted file"));
+    CHECK(contains(b->invalid, "which loads or compiles code at run time: every kernel and function must be "
+                               "compiled from the submitted file"));
     CHECK_FALSE(fs::exists(b->executable));
 }
 
@@ -395,6 +398,13 @@ TEST_CASE("real nvcc in the sandbox: the stub builds; a file outside the submiss
         2, &*sandbox);
     INFO("stub: " << results[0].failure << results[0].invalid << "\n" << results[0].output);
     CHECK(results[0].ok);
+    // Every check of code the student did not write ran in the sandbox too: the kept fatbin and
+    // PTX were read, objdump disassembled the object, and nothing was found.
+    std::string skipped;
+    for (const auto& s : results[0].not_checked) skipped += s + "; ";
+    CHECK_MESSAGE(results[0].not_checked.empty(), skipped);
+    CHECK(results[0].code_findings.empty());
+    CHECK(results[0].reference.compared);
     REQUIRE_FALSE(results[0].dependencies.empty());
     CHECK(results[0].dependencies.front() == "/submission/scan_kogge_stone.cu");
     INFO("outside: " << results[1].failure << results[1].invalid << "\n" << results[1].output);
