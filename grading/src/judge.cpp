@@ -183,7 +183,11 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
         if (!paired)
             notes.push_back("the reference could not be timed beside the submission (" + turns.reference_failure +
                             "); its time alone counts");
-        if (paired && harness::timing::counted_reference_ms(t.reference_ms, t.reference_alone_ms) != t.reference_ms) {
+        if (paired && timing.alone.capped)
+            notes.push_back("the reference's timing alone was disturbed (it hit its caps before its median was "
+                            "known), so its turns beside the submission were not held to it");
+        else if (paired &&
+                 harness::timing::counted_reference_ms(t.reference_ms, t.reference_alone_ms) != t.reference_ms) {
             notes.push_back("the reference ran " + harness::format_value(t.reference_ms / t.reference_alone_ms) +
                             "x slower beside the submission's runner than alone; its time alone counts");
             t.reference_ms = t.reference_alone_ms;

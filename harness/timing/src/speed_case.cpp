@@ -62,6 +62,12 @@ double SpeedCaseTimer::alone_seconds(int case_index) const
     return found == alone_.end() ? 0 : found->second.alone.seconds;
 }
 
+bool SpeedCaseTimer::alone_disturbed(int case_index) const
+{
+    const auto found = alone_.find(case_index);
+    return found != alone_.end() && found->second.alone_failure.empty() && found->second.alone.capped;
+}
+
 CaseTiming SpeedCaseTimer::time_in_turns(const Exercise& exercise, const Case& c, TimedWorker& student,
                                          Clock::duration& waited)
 {

@@ -48,6 +48,10 @@ public:
                              std::chrono::steady_clock::duration& waited);
     // The exclusive seconds of the alone timing of each case.
     double alone_seconds(int case_index) const;
+    // Whether the reference's timing alone on this case hit its caps before the stopping rule was
+    // met (a machine busy around it: the files compiling, other gradings): time it again when
+    // that is over; one still disturbed is no anchor for the turns (judge).
+    bool alone_disturbed(int case_index) const;
 
 private:
     TimingServer& server_;
