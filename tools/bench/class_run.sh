@@ -3,14 +3,14 @@
 # references, 2 stub submissions, every buggy kernel under tests/buggy/ and a few attacks from
 # tests/adversarial/, each a student of its own; then the first reference copy graded alone, to
 # compare its points with the same submission inside the busy class.
-#   tools/bench/class_run.sh BUILD_DIR OUT_DIR [PER_GPU]
+#   tools/bench/class_run.sh BUILD_DIR OUT_DIR [PER_GPU] [REFERENCE_COPIES]
 set -eu
-build=$1 out=$2 per_gpu=${3:-3}
+build=$1 out=$2 per_gpu=${3:-3} copies=${4:-10}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 class="$out/class-submissions"
 rm -rf "$class" "$out/graded"
 mkdir -p "$class"
-for i in 01 02 03 04 05 06 07 08 09 10; do
+for i in $(seq -w 1 "$copies" | sed 's/^/0/;s/^0\(..\)$/\1/'); do
     mkdir -p "$class/ref$i" && cp "$root"/reference/*.cu "$class/ref$i/"
 done
 for i in 1 2; do
@@ -21,19 +21,21 @@ for dir in "$root"/tests/buggy/*/*/; do
     name="buggy_$(basename "$(dirname "$dir")")_$(basename "$dir")"
     mkdir -p "$class/$name" && cp "$dir"*.cu "$class/$name/"
 done
-for attack in scan_kogge_stone/relays_every_message scan_kogge_stone/answers_batches_early \
-              scan_kogge_stone/replays_cached_output scan_kogge_stone/forges_messages_at_startup \
-              scan_kogge_stone/resource_fork_bomb; do
+for attack in scan_kogge_stone/relays_every_message scan_kogge_stone/replays_cached_output \
+              scan_hierarchical/pasted_reference_ptx; do
     name="attack_$(basename "$attack")"
     mkdir -p "$class/$name" && cp "$root/tests/adversarial/$attack"/*.cu "$class/$name/"
 done
 echo "students: $(ls "$class" | wc -l)" >&2
 start=$(date +%s%N)
+# The reference copies match the reference's compiled code: shown, not priced (as in the demo).
 "$build/bin/grade" class --submissions "$class" --output-dir "$out/graded" --per-gpu "$per_gpu" \
+    --rubric "$build/demo-rubric.json" \
     > "$out/class.log" 2>&1 || echo "grade class exit $?" >&2
 echo "class wall time: $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
 start=$(date +%s%N)
 "$build/bin/grade" --submission "$class/ref01" --output "$out/ref01-alone.json" --work-dir "$out/alone-work" \
+    --rubric "$build/demo-rubric.json" \
     > "$out/ref01-alone.log" 2>&1 || true
 echo "ref01 alone: $(( ($(date +%s%N) - start) / 1000000 )) ms" >&2
 python3 - "$out" <<'PY'
