@@ -469,20 +469,23 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
             for (const auto& c : cases)
                 if (c.timed) timings[k]->timer.time_alone(exercise, c);
         }
-        // A timing alone that the busy machine kept from its stopping rule (the compiles, which a
-        // submission's own file can make long and heavy) is taken again once every file is built,
-        // still before any runner of the submission exists.
+        // A timing alone that the busy machine kept from its stopping rule is taken again where the
+        // files are all built by then (no waiting for them: exercises start as their own file is
+        // built), still before any runner of the submission exists. One still disturbed is no
+        // anchor for the turns (judge.cpp).
         std::vector<std::pair<std::size_t, harness::Case>> disturbed;
         for (const std::size_t k : order) {
             if (!timings[k]) continue;
             for (const auto& c : cases_to_grade(*harness::find_exercise(files[k].exercise), options))
                 if (c.timed && timings[k]->timer.alone_disturbed(c.index)) disturbed.emplace_back(k, c);
         }
-        if (!disturbed.empty()) {
-            progress << "grade: " << disturbed.size()
-                     << " reference timing(s) alone were disturbed; timing them again once the files are built\n"
+        const bool all_built = [&] {
+            std::lock_guard<std::mutex> lock(building);
+            return std::all_of(built.begin(), built.end(), [](bool b) { return b; });
+        }();
+        if (!disturbed.empty() && all_built) {
+            progress << "grade: " << disturbed.size() << " reference timing(s) alone were disturbed; timing them again\n"
                      << std::flush;
-            for (const std::size_t k : order) build_for(k);
             for (const auto& [k, c] : disturbed)
                 timings[k]->timer.time_alone(*harness::find_exercise(files[k].exercise), c);
         }
