@@ -372,8 +372,21 @@ TEST_CASE("resource limits are set in the child")
 TEST_CASE("run_as_uid: a root grader's child drops to the given uid and gid")
 {
     TempFile output;  // 0600, the grader's: the child opens it before it drops privileges
+    // A copy of the fixture where uid 65534 may reach it: the build can sit in a checkout other
+    // users cannot enter (a 0700 home, mktemp -d), as on CI.
+    namespace fs = std::filesystem;
+    const fs::path reachable = fs::temp_directory_path() / ("grader_ids_" + std::to_string(::getpid()));
+    fs::remove_all(reachable);
+    fs::create_directories(reachable);
+    fs::permissions(reachable, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                   fs::perms::others_read | fs::perms::others_exec);
+    fs::copy_file(fixture("fixture_sandbox_probe"), reachable / "fixture_sandbox_probe");
+    struct Remove {
+        std::filesystem::path dir;
+        ~Remove() { std::filesystem::remove_all(dir); }
+    } remove{reachable};
     harness::SpawnOptions options;
-    options.argv = {fixture("fixture_sandbox_probe"), "ids"};
+    options.argv = {(reachable / "fixture_sandbox_probe").string(), "ids"};
     options.output_file = output.path;
     options.run_as_uid = 65534;
     options.run_as_gid = 65534;
