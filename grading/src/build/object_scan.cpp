@@ -55,7 +55,18 @@ bool is_nvcc_registration(const ElfSymbol& s)
                                                              "_ZL26__cudaUnregisterBinaryUtilv"};
     if (s.bind != 0 || s.type != elf::stt_func) return false;  // STB_LOCAL functions only
     std::string_view name = s.name;
-    if (const std::size_t dot = name.find('.'); dot != std::string_view::npos) name = name.substr(0, dot);  // .cold
+    // The compiler's own suffixes of a split function (.cold, .part.N, .isra.N, .constprop.N) only:
+    // any other ("...cudaRegisterAllv.x", made with an asm label) is a student's function.
+    if (const std::size_t dot = name.find('.'); dot != std::string_view::npos) {
+        const std::string_view suffix = name.substr(dot);
+        const auto numbered = [&](std::string_view head) {
+            return suffix.size() > head.size() && suffix.substr(0, head.size()) == head &&
+                   suffix.find_first_not_of("0123456789", head.size()) == std::string_view::npos;
+        };
+        if (suffix != ".cold" && !numbered(".part.") && !numbered(".isra.") && !numbered(".constprop."))
+            return false;
+        name = name.substr(0, dot);
+    }
     return names.count(name) > 0;
 }
 
@@ -156,6 +167,14 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
     for (std::size_t k = 0; k < o.sections.size(); ++k) {
         const auto& section = o.sections[k];
         const std::string& name = section.name;
+        // The C runtime's transactional-memory clone table: crtbegin's frame_dummy hands it to
+        // _ITM_registerTMCloneTable before main.
+        if (starts_with(name, ".tm_clone_table")) {
+            findings.push_back("has a " + name +
+                               " section, which the C runtime hands to code before the grader's runner starts: a "
+                               "submission's code runs only when its launcher is called");
+            continue;
+        }
         // Code placed in the program's own start or end (the crt's _init and _fini).
         if ((name == ".init" || name == ".fini") && (section.flags & elf::shf_execinstr) && section.size > 0) {
             findings.push_back("puts code in the program's " + name +
@@ -442,6 +461,15 @@ std::vector<std::string> raw_system_call_instructions(const std::string& disasse
         std::istringstream words(text);
         std::string mnemonic, operands;
         words >> mnemonic;
+        // Prefixes objdump prints as words of their own ("rex.W syscall", "cs syscall").
+        static const std::set<std::string, std::less<>> prefixes = {
+            "cs", "ds", "es", "ss", "fs", "gs", "data16", "data32", "addr16", "addr32", "rep", "repz", "repe",
+            "repnz", "repne", "lock", "notrack", "bnd", "xacquire", "xrelease"};
+        for (int k = 0; k < 8 && (prefixes.count(mnemonic) > 0 || starts_with(mnemonic, "rex")); ++k) {
+            std::string next;
+            if (!(words >> next)) break;
+            mnemonic = next;
+        }
         std::getline(words, operands);
         operands.erase(0, operands.find_first_not_of(" \t"));
         const bool raw = mnemonic == "syscall" || mnemonic == "sysenter" || mnemonic == "svc" ||

@@ -206,6 +206,12 @@ std::string forbidden_definition(const std::vector<Symbol>& submission, const Fo
         std::string why;
         if (name == "main") {
             why = "defines `main`";
+        } else if (name == "__gmon_start__" || name == "_init" || name == "_fini" || name.rfind("_ITM_", 0) == 0 ||
+                   name == "__register_frame_info" || name == "__deregister_frame_info" ||
+                   name == "__libc_csu_init" || name == "__libc_start_main" || name == "_start") {
+            // Hooks the C runtime calls before main (crti's _init calls __gmon_start__ when defined,
+            // crtbegin's frame_dummy _ITM_registerTMCloneTable).
+            why = "defines `" + name + "`, which the C runtime calls before the grader's runner starts";
         } else if (is_cuda_entry_point(name)) {
             why = "defines `" + name + "`, a CUDA runtime or driver entry point";
         } else {
