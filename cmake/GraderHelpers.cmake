@@ -1,21 +1,41 @@
 # Helper functions so that each test is one line in its CMakeLists.txt.
 
-# grader_add_unit_test(NAME SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds] [END_TO_END])
+# grader_add_unit_test(NAME SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds] [END_TO_END] [PARTS a:b c:])
 # A doctest executable with the shared main, registered with CTest (label host; END_TO_END: also
 # end_to_end, for tests that run `grade` itself).
 function(grader_add_unit_test NAME)
-  cmake_parse_arguments(ARG "END_TO_END" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "END_TO_END" "TIMEOUT" "SOURCES;LIBS;PARTS" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
   add_executable(${NAME} ${ARG_SOURCES})
   target_link_libraries(${NAME} PRIVATE grader_doctest_main doctest::doctest ${ARG_LIBS})
-  add_test(NAME ${NAME} COMMAND ${NAME})
+  # PARTS "1:11" "12:": one CTest entry per range of the program's test cases (doctest's --first
+  # and --last), so that a long program's cases share the machine's cores.
+  set(tests "")
+  if(ARG_PARTS)
+    set(part 0)
+    foreach(range ${ARG_PARTS})
+      math(EXPR part "${part} + 1")
+      string(REPLACE ":" ";" bounds "${range}")
+      list(GET bounds 0 first)
+      list(GET bounds 1 last)
+      set(range_args --first=${first})
+      if(NOT last STREQUAL "")
+        list(APPEND range_args --last=${last})
+      endif()
+      add_test(NAME ${NAME}_part${part} COMMAND ${NAME} ${range_args})
+      list(APPEND tests ${NAME}_part${part})
+    endforeach()
+  else()
+    add_test(NAME ${NAME} COMMAND ${NAME})
+    set(tests ${NAME})
+  endif()
   if(ARG_END_TO_END)
     # `grade` run whole, many times: the test presets run these once, the others three times.
-    set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host;end_to_end")
+    set_tests_properties(${tests} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host;end_to_end")
   else()
-    set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host")
+    set_tests_properties(${tests} PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "host")
   endif()
 endfunction()
 
