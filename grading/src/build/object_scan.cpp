@@ -120,13 +120,82 @@ bool library_construction(const std::string& name)
 // those call in turn within this object (a std::vector<T> constructor instantiated here calls T's),
 // is library_construction; else the first thing that is not (a constructor of the student's, a
 // function). Calls through pointers are not seen (docs/security.md).
+// Where `function`'s code ends: its size, or for a symbol of size 0 (hand-written assembly) the
+// next symbol of its section, else the section's end.
+std::uint64_t function_end(const ElfObject& o, const ElfSymbol& function)
+{
+    if (function.size > 0) return function.value + function.size;
+    std::uint64_t end = function.section < o.sections.size() ? o.sections[function.section].size : function.value + 1;
+    if (const auto found = o.defined_in.find(function.section); found != o.defined_in.end())
+        for (const std::size_t index : found->second) {
+            const std::uint64_t value = o.symbols[index].value;
+            if (value > function.value && value < end) end = value;
+        }
+    return std::max(end, function.value + 1);
+}
+
+// The functions of the object that `function` calls or jumps to directly where the assembler
+// resolved the displacement itself (a call within one section leaves no relocation): x86-64 call
+// and jmp rel32, jmp rel8, jcc rel8 and rel32 whose target is the start of a function symbol.
+// A byte that only looks like such an opcode (inside another instruction) rarely lands exactly
+// on a function's start.
+std::vector<const ElfSymbol*> resolved_branch_targets(const ElfObject& o, const ElfSymbol& function,
+                                                      std::uint64_t end)
+{
+    std::vector<const ElfSymbol*> targets;
+    if (o.machine != elf::em_x86_64 || function.section >= o.sections.size()) return targets;
+    const std::string_view code = o.contents(function.section);
+    const auto byte = [&](std::uint64_t at) { return static_cast<std::uint8_t>(code[at]); };
+    end = std::min<std::uint64_t>(end, code.size());
+    for (std::uint64_t at = function.value; at < end; ++at) {
+        std::uint64_t displacement_at = 0, next = 0;
+        int width = 0;
+        const std::uint8_t op = byte(at);
+        if ((op == 0xE8 || op == 0xE9) && at + 5 <= end) {
+            displacement_at = at + 1, width = 4, next = at + 5;
+        } else if (op == 0x0F && at + 6 <= end && byte(at + 1) >= 0x80 && byte(at + 1) <= 0x8F) {
+            displacement_at = at + 2, width = 4, next = at + 6;
+        } else if ((op == 0xEB || (op >= 0x70 && op <= 0x7F)) && at + 2 <= end) {
+            displacement_at = at + 1, width = 1, next = at + 2;
+        } else {
+            continue;
+        }
+        const auto [first, last] = o.relocations_in(function.section, displacement_at, displacement_at + width);
+        if (first != last) continue;  // the linker's to resolve: the relocation walk sees it
+        std::int64_t displacement = 0;
+        if (width == 4) {
+            std::uint32_t raw = 0;
+            for (int k = 3; k >= 0; --k) raw = (raw << 8) | byte(displacement_at + static_cast<std::uint64_t>(k));
+            displacement = static_cast<std::int32_t>(raw);
+        } else {
+            displacement = static_cast<std::int8_t>(byte(displacement_at));
+        }
+        const std::int64_t target = static_cast<std::int64_t>(next) + displacement;
+        if (target < 0 || static_cast<std::uint64_t>(target) >= code.size()) continue;
+        const ElfSymbol* found = o.symbol_at(function.section, static_cast<std::uint64_t>(target));
+        if (found != nullptr && found != &function && found->type == elf::stt_func &&
+            found->value == static_cast<std::uint64_t>(target))
+            targets.push_back(found);
+    }
+    return targets;
+}
+
 std::string foreign_work_in_initializer(const ElfObject& o, const ElfSymbol& function, int depth,
                                         std::set<const ElfSymbol*>& visited)
 {
     if (!visited.insert(&function).second) return {};
     if (visited.size() > 256) return function.name;  // more code than the library's construction calls
-    const auto [first, last] =
-        o.relocations_in(function.section, function.value, function.value + std::max<std::uint64_t>(function.size, 1));
+    const std::uint64_t end = function_end(o, function);
+    // Calls the assembler resolved leave no relocation (a student function beside the initializer
+    // in .text.startup, a hand-written initializer jumping to student code).
+    for (const ElfSymbol* target : resolved_branch_targets(o, function, end)) {
+        const bool helper = starts_with(target->name, "_Z41__static_initialization_and_destruction_0");
+        if (!helper && !library_construction(target->name)) return target->name;
+        if (depth >= 8) return target->name;
+        const std::string inner = foreign_work_in_initializer(o, *target, depth + 1, visited);
+        if (!inner.empty()) return inner;
+    }
+    const auto [first, last] = o.relocations_in(function.section, function.value, end);
     for (const ElfRelocation* it = first; it != last; ++it) {
         const ElfRelocation& r = *it;
         const ElfSymbol* target = code_target(o, r);
