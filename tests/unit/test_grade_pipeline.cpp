@@ -18,24 +18,12 @@
 #include "harness/gpu_lock.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
+#include "support/sandbox_args.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-// The sandbox where this machine can run it; otherwise the tests grade with --no-sandbox and say
-// why (the sandbox itself is tested, or reported skipped, by test_sandbox).
-const std::vector<std::string>& sandbox_args()
-{
-    static const std::vector<std::string> args = [] {
-        std::string why;
-        if (harness::Sandbox::find(why)) return std::vector<std::string>{};
-        MESSAGE("no sandbox on this machine, grading with --no-sandbox: " << why);
-        return std::vector<std::string>{"--no-sandbox"};
-    }();
-    return args;
-}
 
 // No process of this name is left on the machine.
 bool no_process_named(const std::string& name)

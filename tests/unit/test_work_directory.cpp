@@ -11,6 +11,7 @@
 #include "grading/work_directory.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
+#include "support/sandbox_args.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -33,16 +34,6 @@ std::vector<fs::path> entries(const fs::path& dir)
     return found;
 }
 
-const std::vector<std::string>& sandbox_args()
-{
-    static const std::vector<std::string> args = [] {
-        std::string why;
-        if (harness::Sandbox::find(why)) return std::vector<std::string>{};
-        MESSAGE("no sandbox on this machine, grading with --no-sandbox: " << why);
-        return std::vector<std::string>{"--no-sandbox"};
-    }();
-    return args;
-}
 
 // `grade` on one fake file, from `cwd`, with `extra` arguments; the submission is made in `cwd`.
 harness::CommandResult grade_in(const fs::path& cwd, const std::string& name, const std::string& behaviour,

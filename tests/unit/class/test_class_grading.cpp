@@ -18,22 +18,12 @@
 #include "grading/json_schema.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
+#include "../support/sandbox_args.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-const std::vector<std::string>& sandbox_args()
-{
-    static const std::vector<std::string> args = [] {
-        std::string why;
-        if (harness::Sandbox::find(why)) return std::vector<std::string>{};
-        MESSAGE("no sandbox on this machine, grading with --no-sandbox: " << why);
-        return std::vector<std::string>{"--no-sandbox"};
-    }();
-    return args;
-}
 
 fs::path test_dir(const std::string& name)
 {
