@@ -168,9 +168,9 @@ json problem(const std::string& student, const std::string& exercise, const std:
             {"detail", std::string(harness::utf8_prefix(harness::valid_text(detail), 600))}};
 }
 
-}  // namespace
-
-json to_json(const StudentRecord& r)
+// Who a student is and where and when they were graded: what the record file and the class's
+// results say alike.
+json student_identity(const StudentRecord& r)
 {
     return {{"name", r.name},
             {"source", harness::valid_text(r.source)},
@@ -179,11 +179,19 @@ json to_json(const StudentRecord& r)
             {"gpu", r.gpu},
             {"gpu_label", harness::valid_text(r.gpu_label)},
             {"started_at", r.started_at},
-            {"seconds", r.seconds},
-            {"outcome", r.outcome},
-            {"exit_code", r.exit_code},
-            {"message", harness::valid_text(r.message)},
-            {"shard", r.shard}};
+            {"seconds", r.seconds}};
+}
+
+}  // namespace
+
+json to_json(const StudentRecord& r)
+{
+    json j = student_identity(r);
+    j["outcome"] = r.outcome;
+    j["exit_code"] = r.exit_code;
+    j["message"] = harness::valid_text(r.message);
+    j["shard"] = r.shard;
+    return j;
 }
 
 StudentRecord record_from_json(const json& j)
@@ -284,17 +292,10 @@ json class_results(const std::vector<StudentFolder>& folders_in, std::vector<std
 
     for (const auto* f : folders) {
         const StudentRecord& r = f->record;
-        json s = {{"name", r.name},
-                  {"source", harness::valid_text(r.source)},
-                  {"layout", r.layout},
-                  {"submitters", submitters_json(r.submitters)},
-                  {"gpu", r.gpu},
-                  {"gpu_label", harness::valid_text(r.gpu_label)},
-                  {"started_at", r.started_at},
-                  {"seconds", r.seconds},
-                  {"files", "students/" + r.name + "/"},
-                  {"regraded", f->previous.has_value()},
-                  {"exercises", json::array()}};
+        json s = student_identity(r);
+        s["files"] = "students/" + r.name + "/";
+        s["regraded"] = f->previous.has_value();
+        s["exercises"] = json::array();
         if (!f->results) {
             ++not_graded;
             s["status"] = "not_graded";
