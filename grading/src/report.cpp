@@ -30,6 +30,7 @@ nlohmann::json timing_json(const TimingResult& t)
     return {{"student_ms", t.student_ms},
             {"reference_ms", t.reference_ms},
             {"reference_alone_ms", t.reference_alone_ms},
+            {"reference_after_ms", t.reference_after_ms},
             {"fixed_cost_ms", t.fixed_cost_ms},
             {"student_window_ms", t.student_window_ms},
             {"reps_per_batch", t.reps_per_batch},

@@ -15,6 +15,7 @@
 #include "harness/sandbox.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/timing/paired_timing.hpp"
+#include "harness/timing/speed_case.hpp"
 
 namespace grading {
 
@@ -38,9 +39,9 @@ struct GradeOptions {
     int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns); grade: 4-16 by cores
     harness::SupervisorLimits limits;
     harness::timing::TimingPlan timing;  // how speed cases are timed (harness/timing/paired_timing.hpp)
-    // Processes of no grading on the GPU (a description; empty when none): asked around every
-    // speed case's timing. Empty function: not watched.
-    std::function<std::string()> gpu_intruders;
+    // Company on the GPU (a description; empty when none): asked around every speed case's
+    // timing (harness/timing/speed_case.hpp). Empty function: not watched.
+    harness::timing::GpuCompany gpu_intruders;
     // The GPU's clocks, temperature and throttling now (grading/gpu_monitor.hpp), recorded in the
     // results at the start and the end. Empty function: not recorded.
     std::function<nlohmann::json()> gpu_clocks;

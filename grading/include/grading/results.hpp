@@ -27,6 +27,9 @@ struct TimingResult {
     double student_ms = 0;          // median time of one launcher call
     double reference_ms = 0;        // the hidden reference's, in turns beside the submission (or alone: note)
     double reference_alone_ms = 0;  // its median alone, before the submission's runner started
+    // Its median alone again after the turns, the submission's runner stopped, where it was more
+    // than 3% slower beside the submission than alone before it (0: not timed, or had company).
+    double reference_after_ms = 0;
     double fixed_cost_ms = 0;       // a batch's window without launcher calls (the reference's empty batches)
     double student_window_ms = 0;   // median window of the student's counted batches
     int reps_per_batch = 0;         // launcher calls in each batch
