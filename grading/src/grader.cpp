@@ -196,6 +196,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (file.path.empty()) {
         result.status = ExerciseStatus::not_submitted;
         result.message = "no " + exercise.name + ".cu in the submission";
+        if (!file.near_miss.empty()) result.message += "; " + file.near_miss;
         if (!file.unread.empty()) result.message += " (not read: " + file.unread + ")";
     } else if (!file.buildable()) {
         result.status = ExerciseStatus::invalid_submission;
@@ -226,6 +227,18 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     result.compile_seconds = build->seconds;
     result.library_use = build->library_use;
     record_code_checks(options.rubric, *build, result);
+    if (options.build_only) {
+        result.status = ExerciseStatus::built;
+        if (!result.library_use.empty())
+            result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+        describe_code_checks(options.rubric, *build, result);
+        if (result.message.empty()) result.message = "it builds and passes the build checks; no case was run (--build-only)";
+        progress << ": " << paint(to_text(result.status), tone_of(result), options.colour) << " ("
+                 << harness::printable_text(result.message) << ")\n"
+                 << std::flush;
+        score_exercise(options.rubric, result);
+        return result;
+    }
 
     // A place on the GPU first (gradings side by side share them), before any runner starts: the
     // wait for it is no time of the submission's.

@@ -228,6 +228,54 @@ TEST_CASE("--rubric: every mistake is a usage error naming the file, the field a
     }
 }
 
+TEST_CASE("a second --submission is a usage error naming both; other options still take the last")
+{
+    const std::string first = fs::temp_directory_path().string(), second = fs::current_path().string();
+    const std::string message = refused({"--submission", first, "--submission", second}, "--submission");
+    CHECK(message.find("'" + first + "' and '" + second + "'") != std::string::npos);
+    CHECK(message.find("grade class") != std::string::npos);
+    CHECK(accepted(submitted({"--reps", "5", "--reps", "7"})).options.timing.rule.max_batches == 7);
+}
+
+TEST_CASE("--build-only: no timing, and no option that only running cases uses")
+{
+    const GradeCommand command = accepted(submitted({"--build-only"}));
+    CHECK(command.options.build_only);
+    CHECK(command.options.reference_runner.empty());
+    CHECK_FALSE(accepted(submitted({})).options.build_only);
+    refused(submitted({"--build-only", "--exercise", "scan_kogge_stone", "--case", "n=1/int"}), "--case");
+    refused(submitted({"--build-only", "--reps", "3"}), "--reps");
+    const CommandLine help = parse({"--help"});
+    CHECK(help.message.find("--build-only") != std::string::npos);
+}
+
+TEST_CASE("grade --help names the rubric files and the contract where this grader has them")
+{
+    // No grader files beside bin/: the paths in the grader's sources.
+    const CommandLine plain = parse({"--help"});
+    CHECK(plain.message.find("grading/rubric.schema.json") != std::string::npos);
+    CHECK(plain.message.find("grading/rubric.example.json") != std::string::npos);
+    CHECK(plain.message.find("docs/CONTRACT.md") != std::string::npos);
+
+    // An installed grader (cmake --install's layout): share/pmpp-grader/ beside bin/.
+    const fs::path prefix = fs::temp_directory_path() / ("grader_help_prefix_" + std::to_string(::getpid()));
+    fs::remove_all(prefix);
+    fs::create_directories(prefix / "bin");
+    fs::create_directories(prefix / "share" / "pmpp-grader");
+    for (const char* name : {"rubric.schema.json", "rubric.example.json", "CONTRACT.md"})
+        std::ofstream(prefix / "share" / "pmpp-grader" / name) << "{}\n";
+    GradeOptions installed = defaults();
+    installed.reference_runner = (prefix / "bin" / "grader_reference_runner").string();
+    const CommandLine help = parse_command_line({"grade", "--help"}, installed);
+    const std::string share = fs::weakly_canonical(prefix / "share" / "pmpp-grader").string();
+    INFO(help.message);
+    CHECK(help.message.find(share + "/rubric.schema.json") != std::string::npos);
+    CHECK(help.message.find(share + "/rubric.example.json") != std::string::npos);
+    CHECK(help.message.find(share + "/CONTRACT.md") != std::string::npos);
+    CHECK(help.message.find("grading/rubric.example.json") == std::string::npos);
+    fs::remove_all(prefix);
+}
+
 TEST_CASE("--rubric: a file this user may not read is the machine's problem (exit code 3)")
 {
     if (::geteuid() == 0) {
