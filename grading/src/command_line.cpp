@@ -229,9 +229,9 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_option_function<std::string>(
            "--rubric", [&o](const std::string& path) { o.rubric = rubric_from_file(path); },
            "points, speed thresholds, weights and Gradescope's visibility, checked against\n" +
-               shipped_file(bin_dir, "rubric.schema.json", "grading/rubric.schema.json") + "\n(an example: " +
+               shipped_file(bin_dir, "rubric.schema.json", "grading/rubric.schema.json") + "\nan example: " +
                shipped_file(bin_dir, "rubric.example.json", "grading/rubric.example.json") +
-               "); a wrong rubric is a usage error (exit code 2)")
+               "\na wrong rubric is a usage error (exit code 2)")
         ->type_name("FILE");
     app.add_option("--jobs", o.compile_jobs, "compiles in parallel, 1 to 1024 (default: number of cores)")
         ->type_name("N")
