@@ -184,6 +184,11 @@ void describe_code_checks(const Rubric& rubric, const BuildResult& build, Exerci
     }
 }
 
+std::string library_use_message(const ExerciseResult& result)
+{
+    return "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+}
+
 ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::SpeedCaseTimer* timer,
                               const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
                               const nlohmann::json& calibration, std::ostream& progress)
@@ -229,8 +234,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     record_code_checks(options.rubric, *build, result);
     if (options.build_only) {
         result.status = ExerciseStatus::built;
-        if (!result.library_use.empty())
-            result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+        if (!result.library_use.empty()) result.message = library_use_message(result);
         describe_code_checks(options.rubric, *build, result);
         if (result.message.empty()) result.message = "it builds and passes the build checks; no case was run (--build-only)";
         progress << ": " << paint(to_text(result.status), tone_of(result), options.colour) << " ("
@@ -331,8 +335,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
         result.status = ExerciseStatus::graded;
         if (!run.startup_failure.empty()) result.message = run.startup_failure;
     }
-    if (!result.library_use.empty())
-        result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+    if (!result.library_use.empty()) result.message = library_use_message(result);
     if (result.status == ExerciseStatus::graded) describe_code_checks(options.rubric, *build, result);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     score_exercise(options.rubric, result);

@@ -153,7 +153,8 @@ TEST_CASE("--build-only on a machine without a GPU: built, compile_error, invali
     const fs::path dir = submission_dir(
         "build_only", {{"scan_kogge_stone.cu", "// FAKE_RUNNER: correct"},
                        {"scan_brent_kung.cu", "FAKE_COMPILE_ERROR"},
-                       {"scan_hierarchical.cu", "// FAKE_RUNNER: correct\n// FAKE_DEFINES: main"}});
+                       {"scan_hierarchical.cu", "// FAKE_RUNNER: correct\n// FAKE_DEFINES: main"},
+                       {"conv2d_tiled.cu", "// FAKE_RUNNER: correct\n// FAKE_INCLUDES: @ROOT@/include/cccl/thrust/scan.h"}});
     const std::string nvcc = fake_toolchain_posing_as(dir, R"({"error": "no GPU in this test"})");
     // Without --build-only this machine cannot grade at all.
     const Run refused = grade(dir, {"--nvcc", nvcc, "--exercise", "scan_kogge_stone"});
@@ -161,7 +162,7 @@ TEST_CASE("--build-only on a machine without a GPU: built, compile_error, invali
     CHECK(refused.output.find("no usable GPU") != std::string::npos);
 
     const Run run = grade(dir, {"--nvcc", nvcc, "--build-only", "--exercise",
-                                "scan_kogge_stone,scan_brent_kung,scan_hierarchical,conv1d_tiled"});
+                                "scan_kogge_stone,scan_brent_kung,scan_hierarchical,conv1d_tiled,conv2d_tiled"});
     INFO(run.output);
     CHECK(run.code == 1);
     CHECK(run.output.find("no usable GPU") == std::string::npos);
@@ -169,12 +170,18 @@ TEST_CASE("--build-only on a machine without a GPU: built, compile_error, invali
     CHECK(exercise(run, "scan_brent_kung").at("status") == "compile_error");
     CHECK(exercise(run, "scan_hierarchical").at("status") == "invalid_submission");
     CHECK(exercise(run, "conv1d_tiled").at("status") == "not_submitted");
+    // Built, but calling a library to do the work: said, and no exit code 0 for it.
+    const json& library = exercise(run, "conv2d_tiled");
+    CHECK(library.at("status") == "built");
+    CHECK(library.at("message").get<std::string>().find("calls Thrust") != std::string::npos);
     for (const auto& e : run.results.at("exercises")) {
         CHECK(e.at("cases").empty());
         CHECK(e.at("points") == 0.0);
     }
-    CHECK(last_line(run.output) ==
-          "checked: 1 file builds and passes the build checks; 1 not submitted; 1 compile error; 1 invalid submission");
+    CHECK(last_line(run.output) == "checked: 1 file builds and passes the build checks; 1 exercise uses a library it "
+                                   "may not; 1 not submitted; 1 compile error; 1 invalid submission");
+    const Run library_only = grade(dir, {"--nvcc", nvcc, "--build-only", "--exercise", "conv2d_tiled"});
+    CHECK(library_only.code == 1);
 
     // Every submitted file builds: exit status 0.
     const Run good = grade(dir, {"--nvcc", nvcc, "--build-only", "--exercise", "scan_kogge_stone,conv1d_tiled"});
