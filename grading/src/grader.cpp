@@ -184,6 +184,11 @@ void describe_code_checks(const Rubric& rubric, const BuildResult& build, Exerci
     }
 }
 
+std::string library_use_message(const ExerciseResult& result)
+{
+    return "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+}
+
 ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::SpeedCaseTimer* timer,
                               const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
                               const nlohmann::json& calibration, std::ostream& progress)
@@ -196,6 +201,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (file.path.empty()) {
         result.status = ExerciseStatus::not_submitted;
         result.message = "no " + exercise.name + ".cu in the submission";
+        if (!file.near_miss.empty()) result.message += "; " + file.near_miss;
         if (!file.unread.empty()) result.message += " (not read: " + file.unread + ")";
     } else if (!file.buildable()) {
         result.status = ExerciseStatus::invalid_submission;
@@ -226,6 +232,17 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     result.compile_seconds = build->seconds;
     result.library_use = build->library_use;
     record_code_checks(options.rubric, *build, result);
+    if (options.build_only) {
+        result.status = ExerciseStatus::built;
+        if (!result.library_use.empty()) result.message = library_use_message(result);
+        describe_code_checks(options.rubric, *build, result);
+        if (result.message.empty()) result.message = "it builds and passes the build checks; no case was run (--build-only)";
+        progress << ": " << paint(to_text(result.status), tone_of(result), options.colour) << " ("
+                 << harness::printable_text(result.message) << ")\n"
+                 << std::flush;
+        score_exercise(options.rubric, result);
+        return result;
+    }
 
     // A place on the GPU first (gradings side by side share them), before any runner starts: the
     // wait for it is no time of the submission's.
@@ -318,8 +335,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
         result.status = ExerciseStatus::graded;
         if (!run.startup_failure.empty()) result.message = run.startup_failure;
     }
-    if (!result.library_use.empty())
-        result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+    if (!result.library_use.empty()) result.message = library_use_message(result);
     if (result.status == ExerciseStatus::graded) describe_code_checks(options.rubric, *build, result);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     score_exercise(options.rubric, result);

@@ -54,6 +54,9 @@ struct SubmissionFile {
                           // UTF-8): a link, a folder, a FIFO, a device, too large, unreadable, or
                           // more than one entry of the name; empty: build it
     std::string unread;   // when none was found: what of the folder could not be read (valid UTF-8)
+    // When none was found: files whose names are close to <exercise>.cu, each with the name to give
+    // it: "kogge_stone.cu: did you mean scan_kogge_stone.cu?" (valid UTF-8); empty: none.
+    std::string near_miss;
 
     bool buildable() const { return !path.empty() && refusal.empty(); }
 };

@@ -15,7 +15,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 7;
+constexpr int results_schema_version = 8;
 
 using harness::timing::SampleSummary;
 
