@@ -11,11 +11,12 @@
 
 #include "harness/timing/statistics.hpp"
 #include "grading/status.hpp"
+#include "grading/technique.hpp"
 
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 7;
+constexpr int results_schema_version = 8;
 
 using harness::timing::SampleSummary;
 
@@ -86,6 +87,9 @@ struct ExerciseResult {
     // "findings", "not_checked", "reference"}; null when the file was not built.
     nlohmann::json code_checks = nullptr;
     bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
+    // What its compiled code shows of the exercise's technique (grading/technique.hpp); none when the
+    // file was not built. A required technique it lacks costs the correctness points (the rubric).
+    std::optional<TechniqueReport> technique;
     std::string runner_output;             // tail of what the student's code printed (never parsed)
     // Not reported: a runner or the reference runner could not start or use the GPU while other
     // exercises ran beside it (what one leaves behind can starve another): graded again alone.
