@@ -99,6 +99,7 @@ nlohmann::json technique_json(const std::optional<TechniqueReport>& t)
     nlohmann::json kernels = nlohmann::json::array();
     for (const auto& k : t->resources)
         kernels.push_back({{"name", k.name},
+                           {"arch", k.arch},
                            {"registers", k.registers},
                            {"shared_bytes", k.shared_bytes},
                            {"local_bytes", k.local_bytes},

@@ -36,6 +36,7 @@ struct TechniqueCheck {
 // One kernel's resources as cuobjdump reports them for the grading architecture.
 struct KernelResources {
     std::string name;  // mangled, as in the PTX's .entry
+    std::string arch;  // "sm_90": the ELF section it was listed in
     long registers = 0, shared_bytes = 0, local_bytes = 0, stack_bytes = 0;
 };
 

@@ -134,17 +134,24 @@ std::vector<KernelResources> parse_resource_usage(const std::string& text)
     std::vector<KernelResources> kernels;
     std::istringstream lines(text);
     bool elf = false, pending = false;
+    std::string arch;
     for (std::string raw; std::getline(lines, raw);) {
         const std::string line = trimmed(raw);
         if (line.rfind("Fatbin ", 0) == 0) {
             elf = line.find("elf code") != std::string::npos;
             pending = false;
+            arch.clear();
             continue;
         }
         if (!elf) continue;
+        if (line.rfind("arch = ", 0) == 0) {
+            arch = trimmed(std::string_view(line).substr(7));
+            continue;
+        }
         if (line.rfind("Function ", 0) == 0 && line.size() > 10 && line.back() == ':') {
             kernels.push_back({});
             kernels.back().name = trimmed(std::string_view(line).substr(9, line.size() - 10));
+            kernels.back().arch = arch;
             pending = true;
             continue;
         }
