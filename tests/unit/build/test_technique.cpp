@@ -25,7 +25,7 @@ using harness::Technique;
 
 namespace {
 
-const fs::path here = fs::path(__FILE__).parent_path();
+const fs::path listings = GRADER_CUOBJDUMP_LISTINGS;  // tests/unit/build/cuobjdump
 
 std::string read(const fs::path& path)
 {
@@ -113,7 +113,7 @@ TEST_CASE("the host code's launch: <<<>>> and the launch calls, not the kernels'
 
 TEST_CASE("cuobjdump --dump-resource-usage: kernels, registers, shared, local memory and stack (recorded listings)")
 {
-    const auto conv = parse_resource_usage(read(here / "cuobjdump" / "resource_usage_conv1d.txt"));
+    const auto conv = parse_resource_usage(read(listings / "resource_usage_conv1d.txt"));
     REQUIRE(conv.size() == 3);  // two kernels and a device function: the build keeps the PTX's kernels
     CHECK(conv[0].name == "_ZN12_GLOBAL__N_119conv1d_tiled_kernelILi7EEEvPKfPfxb");
     CHECK(conv[0].arch == "sm_90");
@@ -123,7 +123,7 @@ TEST_CASE("cuobjdump --dump-resource-usage: kernels, registers, shared, local me
     CHECK(conv[1].stack_bytes == 16);
     CHECK(conv[2].registers == 32);
 
-    const auto spills = parse_resource_usage(read(here / "cuobjdump" / "resource_usage_spills.txt"));
+    const auto spills = parse_resource_usage(read(listings / "resource_usage_spills.txt"));
     REQUIRE(spills.size() == 2);  // one per architecture's ELF
     CHECK(spills[0].arch == "sm_90");
     CHECK(spills[0].registers == 255);
@@ -257,7 +257,7 @@ TEST_CASE("results.json's technique object: valid against the schema, every tech
     e.technique = check_technique("conv1d_tiled", ptx_kernel("_Z4convPf", "\tst.shared.f32 \t[%r1], %f1;\n"),
                                   std::nullopt, {"cudaMemcpy"});
     e.technique->require_all = true;
-    e.technique->resources = parse_resource_usage(read(here / "cuobjdump" / "resource_usage_conv1d.txt"));
+    e.technique->resources = parse_resource_usage(read(listings / "resource_usage_conv1d.txt"));
     report.exercises.push_back(e);
     ExerciseResult unbuilt;
     unbuilt.name = "conv2d_tiled";
