@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "grading/build.hpp"
+#include "grading/formats.hpp"
 #include "grading/json_schema.hpp"
 #include "grading/report.hpp"
 #include "grading/rubric.hpp"
@@ -282,6 +283,39 @@ TEST_CASE("results.json's technique object: valid against the schema, every tech
     print_summary_table(report, table);
     CHECK(table.str().find("technique: conv1d_tiled: never launches a kernel; never reads the mask from __constant__ "
                            "memory; never synchronizes the block with __syncthreads() (no points)") != std::string::npos);
+}
+
+TEST_CASE("the feedback: a sentence a student understands, in Gradescope's and the Markdown summary's words")
+{
+    GradeReport report;
+    ExerciseResult e;
+    e.name = "conv1d_tiled";
+    e.status = ExerciseStatus::graded;
+    CaseResult c;
+    c.label = "n=1/mw=3/int";
+    c.status = CaseStatus::pass;
+    e.cases.push_back(c);
+    const std::string tiled = ptx_kernel("_Z4convPf", "\tld.const.f32 \t%f1, [m];\n\tst.shared.f32 \t[%r1], %f1;\n"
+                                                      "\tbar.sync \t0;\n");
+    e.technique = check_technique("conv1d_tiled", ptx_kernel("_Z4convPf", "\tst.shared.f32 \t[%r1], %f1;\n\tbar.sync \t0;\n"),
+                                  tiled, {"__cudaPushCallConfiguration"});
+    report.exercises.push_back(e);
+    const std::string gradescope = to_gradescope(report, GradescopeSettings{}).dump();
+    CHECK(gradescope.find("Your kernel never reads the mask from \\\\_\\\\_constant\\\\_\\\\_ memory") != std::string::npos);
+    CHECK(gradescope.find("(no points until it does)") == std::string::npos);  // reported, not required
+    const std::string markdown = to_markdown_summary(report);
+    CHECK(markdown.find(": technique\n") != std::string::npos);
+    CHECK(markdown.find("never reads the mask from") != std::string::npos);
+
+    // Computed on the host: required by default, and said so.
+    report.exercises[0].technique = check_technique("conv1d_tiled", tiled, tiled, {"cudaMemcpy"});
+    const std::string host = to_gradescope(report, GradescopeSettings{}).dump();
+    CHECK(host.find("Your launcher never launches a kernel") != std::string::npos);
+    CHECK(host.find("(no points until it does)") != std::string::npos);
+    // Nothing missing: nothing said.
+    report.exercises[0].technique = check_technique("conv1d_tiled", tiled, tiled, {"__cudaPushCallConfiguration"});
+    CHECK(to_gradescope(report, GradescopeSettings{}).dump().find("compiled code shows") == std::string::npos);
+    CHECK(to_markdown_summary(report).find("###") == std::string::npos);
 }
 
 // ---- With the real nvcc: files that break the technique, each with its table ----
