@@ -82,6 +82,39 @@ nlohmann::json case_json(const CaseResult& c)
     return j;
 }
 
+// What the compiled code shows of the exercise's technique (grading/technique.hpp): one object
+// per technique, every one reported, whether expected, required, found or not checked and why.
+nlohmann::json technique_json(const std::optional<TechniqueReport>& t)
+{
+    if (!t) return nullptr;
+    nlohmann::json checks = nlohmann::json::object();
+    for (const auto& c : t->checks)
+        checks[harness::to_text(c.technique)] = {
+            {"description", describe(c.technique)},
+            {"expected", c.expected},
+            {"required", t->required(c.technique, t->require_all)},
+            {"basis", c.basis},
+            {"found", c.found ? nlohmann::json(*c.found) : nlohmann::json(nullptr)},
+            {"evidence", c.evidence},
+            {"not_checked", c.found ? std::string() : c.not_checked}};
+    nlohmann::json missing = nlohmann::json::array();
+    for (const auto m : t->missing()) missing.push_back(harness::to_text(m));
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : t->resources)
+        kernels.push_back({{"name", k.name},
+                           {"arch", k.arch},
+                           {"registers", k.registers},
+                           {"shared_bytes", k.shared_bytes},
+                           {"local_bytes", k.local_bytes},
+                           {"stack_bytes", k.stack_bytes}});
+    return {{"mode", t->require_all ? "require" : "report"},
+            {"kernels", t->kernels ? nlohmann::json(*t->kernels) : nlohmann::json(nullptr)},
+            {"kernel_names", t->kernel_names},
+            {"checks", checks},
+            {"missing", missing},
+            {"resources", {{"checked", !t->resources.empty()}, {"note", t->resources_not_checked}, {"kernels", kernels}}}};
+}
+
 // Every string and key of `j` made valid_text (harness/text.hpp): text from a submission is cleaned
 // where it enters, and this is the results' last line of defence, so that a byte that slipped
 // past (a file name, a message a later change forgot) costs nothing but itself. Iterative: how deep
@@ -133,6 +166,20 @@ std::string fixed(double value, int precision)
     return s.str();
 }
 
+// One line per exercise whose compiled code lacks a technique it is expected to show.
+void print_technique_lines(const GradeReport& report, std::ostream& out)
+{
+    for (const auto& e : report.exercises) {
+        if (!e.technique) continue;
+        const auto missing = e.technique->missing();
+        if (missing.empty()) continue;
+        std::string line;
+        for (const auto m : missing) line += std::string(line.empty() ? "" : "; ") + "never " + describe(m);
+        const bool costs = !e.technique->missing_required(e.technique->require_all).empty();
+        out << "technique: " << e.name << ": " << line << (costs ? " (no points)" : "") << "\n";
+    }
+}
+
 }  // namespace
 
 nlohmann::json to_json(const GradeReport& report)
@@ -153,6 +200,7 @@ nlohmann::json to_json(const GradeReport& report)
                              {"compile_output", e.compile_output},
                              {"library_use", e.library_use},
                              {"code_checks", e.code_checks},
+                             {"technique", technique_json(e.technique)},
                              {"runner_output", e.runner_output},
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},
@@ -214,6 +262,7 @@ void print_summary_table(const GradeReport& report, std::ostream& out, bool colo
                 ? "(none used)"
                 : harness::printable_text(report.device + " (compute capability " + report.compute_capability + ")"))
         << "; wall time " << fixed(report.seconds, 1) << " s\n";
+    print_technique_lines(report, out);
 }
 
 std::size_t failing_cases(const ExerciseResult& exercise)

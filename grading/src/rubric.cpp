@@ -171,6 +171,7 @@ Rubric Rubric::from_json(const nlohmann::json& j)
     r.code_checks = j.value("code_checks", r.code_checks);
     r.reference_match_threshold = j.value("reference_match_threshold", r.reference_match_threshold);
     r.reference_match_costs_all = j.value("reference_match_costs_all", r.reference_match_costs_all);
+    r.technique = j.value("technique", r.technique);
     if (j.contains("weight")) r.weight = j.at("weight").get<std::map<std::string, double>>();
     if (j.contains("gradescope")) {
         const nlohmann::json& g = j.at("gradescope");
@@ -251,6 +252,8 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
     if (!result.library_use.empty() && rubric.library_use_costs_all)
         result.correctness_points = result.speed_points = 0;
     if (result.matches_reference && rubric.reference_match_costs_all)
+        result.correctness_points = result.speed_points = 0;
+    if (result.technique && !result.technique->missing_required(rubric.technique == "require").empty())
         result.correctness_points = result.speed_points = 0;
     result.points = result.correctness_points + result.speed_points;
 }

@@ -23,6 +23,7 @@
 //                registration of GPU code by hand, embedded code (check_object), raw system call
 //                instructions (objdump -d, raw_system_call_instructions), and the PTX nvcc
 //                generated compared with the hidden reference's (compare_with_reference)
+//                then the technique (technique.hpp): the PTX, the calls, cuobjdump's resource usage
 //   5. link      nvcc -arch=sm_XX -cudart static -o runner grader_runner.o submission.o: the runner
 //                is one relocatable object, first on the line, so a duplicate fails the link
 #pragma once
@@ -35,6 +36,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "grading/technique.hpp"
 
 namespace harness {
 class Sandbox;
@@ -122,6 +125,7 @@ struct BuildResult {
     std::vector<std::string> code_findings;
     std::vector<std::string> not_checked;  // checks that could not run here, and why
     ReferenceComparison reference;         // the PTX against the hidden reference's
+    TechniqueReport technique;             // what the compiled code shows of the exercise's technique
     double seconds = 0;
 };
 

@@ -11,6 +11,7 @@
 
 #include "harness/timing/statistics.hpp"
 #include "grading/status.hpp"
+#include "grading/technique.hpp"
 
 namespace grading {
 
@@ -89,6 +90,9 @@ struct ExerciseResult {
     // "findings", "not_checked", "reference"}; null when the file was not built.
     nlohmann::json code_checks = nullptr;
     bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
+    // What its compiled code shows of the exercise's technique (grading/technique.hpp); none when the
+    // file was not built. A required technique it lacks costs the correctness points (the rubric).
+    std::optional<TechniqueReport> technique;
     std::string runner_output;             // tail of what the student's code printed (never parsed)
     // Not reported: a runner or the reference runner could not start or use the GPU while other
     // exercises ran beside it (what one leaves behind can starve another): graded again alone.
