@@ -170,6 +170,51 @@ TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, f
     CHECK(mentions(d, "load past the end of the input"));
 }
 
+TEST_CASE("reduction diagnosis: a last warp unrolled without volatile or __syncwarp reads stale slots")
+{
+    // What thread 0 ends with when every read of the unrolled steps sees the slots as the tree loop
+    // left them: the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32.
+    auto in_slots = [](std::int64_t j) {
+        const std::int64_t t = j % 64;
+        return t == 0 || t == 1 || t == 2 || t == 4 || t == 8 || t == 16 || t == 32;
+    };
+    auto stale_sum = [&](const Reduction& r, int block_shift, int passes) {
+        double s = 0;
+        for (std::int64_t j = 0; j < r.c.n; ++j) {
+            bool counts = in_slots(j);
+            for (int level = 1; level < passes; ++level) counts = counts && in_slots(j >> (level * block_shift));
+            if (counts) s += r.inputs.in_f64[static_cast<std::size_t>(j)];
+        }
+        return s;
+    };
+
+    Reduction one_block(100);  // one pass
+    Diagnosis d = one_block.check(stale_sum(one_block, 0, 1));
+    CHECK(mentions(d, "off by"));
+    CHECK(mentions(d, "the sum of only the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32 (in the first "
+                      "pass)"));
+    CHECK(mentions(d, "declare the shared array `volatile` in the unrolled steps and put `__syncwarp()`"));
+    CHECK(d.detail["pattern"] == "stale_last_warp");
+
+    // Blocks of 512 elements (256 threads), the same kernel for every pass: 10,000 -> 20 -> 1.
+    Reduction r(10'000);
+    d = r.check(stale_sum(r, 9, 2));
+    CHECK(mentions(d, "(in blocks of 512 elements, at every one of the 2 passes)"));
+    CHECK(d.detail["stale_warp"]["block_elements"] == 512);
+    // Stale in the first pass only (block sums added by atomicAdd or on the host).
+    d = r.check(stale_sum(r, 0, 1));
+    CHECK(mentions(d, "(in the first pass)"));
+
+    // Three passes of blocks of 1024 at 1,048,577 elements, on fractional data within the tolerance.
+    Reduction big(1'048'577, DataKind::fractions);
+    d = big.check(stale_sum(big, 10, 3) + 0.5 * big.expected.tolerance_at(0));
+    CHECK(mentions(d, "(in blocks of 1,024 elements, at every one of the 3 passes)"));
+
+    // An error of another kind is not called a stale warp.
+    d = r.check(r.expected.value[0] + 7);
+    CHECK_FALSE(mentions(d, "modulo 64"));
+}
+
 TEST_CASE("reduction cases: block edges of the variant, a large size, three kinds of data")
 {
     const auto cases = cases_for(*find_exercise("reduce_first_add_during_load"));
