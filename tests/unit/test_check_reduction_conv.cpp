@@ -8,6 +8,7 @@
 #include "harness/baseline.hpp"
 #include "harness/cases.hpp"
 #include "harness/check.hpp"
+#include "harness/family.hpp"
 #include "harness/poison.hpp"
 #include "thread_limit.hpp"
 
@@ -74,6 +75,14 @@ struct Conv {
     Case c;
     CaseInputs inputs;
     Expected expected;
+    // One of the exercise's own cases, by its label.
+    Conv(const char* name, const char* label) : exercise(*find_exercise(name))
+    {
+        const auto cases = cases_for(exercise);
+        c = *find_case(cases, label);
+        inputs = make_inputs(exercise, c);
+        expected = golden(exercise, c, inputs);
+    }
     Conv(const char* name, int height, int width, int mask_width, DataKind data = DataKind::integers)
         : exercise(*find_exercise(name))
     {
@@ -94,6 +103,27 @@ struct Conv {
     Diagnosis check(const std::vector<float>& out) const
     {
         return check_case(exercise, c, inputs, expected, raw_output(out, inputs));
+    }
+    // What a float kernel computes with `mask` (row-major, this case's mask_width), ghosts 0.
+    std::vector<float> convolved_with(const std::vector<float>& mask) const
+    {
+        const bool two_d = exercise.family == Family::conv2d;
+        const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+        const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+        std::vector<float> out(static_cast<std::size_t>(c.n));
+        for (std::int64_t y = 0; y < height; ++y)
+            for (std::int64_t x = 0; x < width; ++x) {
+                float s = 0;
+                for (int j = 0; j < rows; ++j)
+                    for (int k = 0; k < w; ++k) {
+                        const std::int64_t yy = two_d ? y - r + j : 0, xx = x - r + k;
+                        if (yy >= 0 && yy < height && xx >= 0 && xx < width)
+                            s += mask[static_cast<std::size_t>(j * w + k)] *
+                                 inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                    }
+                out[static_cast<std::size_t>(y * width + x)] = s;
+            }
+        return out;
     }
 };
 
@@ -333,6 +363,53 @@ TEST_CASE("conv2d diagnosis: rows and columns, wrapped ghosts, swapped dimension
             swapped[static_cast<std::size_t>(y * 20 + x)] = s;
         }
     CHECK(mentions(conv.check(swapped), "rows and columns are swapped"));
+}
+
+TEST_CASE("convolution diagnosis: a mask other than the case's, fitted from the output")
+{
+    // The mask copied to __constant__ memory once, on the first case (mask_width 1): the kernel of
+    // a later case with mask_width 3 reads that weight and the zeros after it.
+    const Exercise& e1 = *find_exercise("conv1d_tiled");
+    const auto cases = cases_for(e1);
+    const std::vector<float> first_mask = family_of(e1).mask(*find_case(cases, "n=4099/mw=1/int"));
+    REQUIRE(first_mask.size() == 1);
+    Conv later("conv1d_tiled", "n=4099/mw=3/int");
+    Diagnosis d = later.check(later.convolved_with({first_mask[0], 0.0f, 0.0f}));
+    CHECK(mentions(d, "the output is the convolution with the mask (" + format_value(first_mask[0]) +
+                          ", 0, 0) instead of this case's"));
+    CHECK(mentions(d, "which is the mask of case n=4099/mw=1/int"));
+    CHECK(mentions(d, "your kernel used a mask other than this case's: copy the mask into __constant__ memory on "
+                      "every call"));
+    CHECK(d.detail["pattern"] == "other_mask");
+
+    // A mask of no case, on fractional data in 2D: the values the kernel used are named.
+    Conv conv2("conv2d_tiled", 60, 70, 3, DataKind::fractions);
+    const std::vector<float> other = {0.5f, -1.25f, 2.0f, 0.75f, 1.0f, -0.5f, 0.25f, 3.0f, -2.0f};
+    d = conv2.check(conv2.convolved_with(other));
+    CHECK(mentions(d, "the output is the convolution with the mask (0.5, -1.25, 2, 0.75, 1, -0.5, 0.25, 3, -2)"));
+    CHECK_FALSE(mentions(d, "which is the mask of case"));
+    CHECK(mentions(d, "your kernel used a mask other than this case's"));
+
+    // The mask never copied: __constant__ memory holds zeros.
+    Conv conv1("conv1d_tiled", 1, 5000, 7);
+    d = conv1.check(std::vector<float>(5000, 0.0f));
+    CHECK(mentions(d, "the output is what a mask of zeros gives"));
+    CHECK(d.detail["pattern"] == "zero_mask");
+
+    // Not a convolution with any mask: no mask is named. The right mask with a few wrong elements
+    // (a halo error) is not another mask either.
+    std::vector<float> noisy = conv1.correct();
+    for (std::size_t i = 0; i < noisy.size(); i += 3) noisy[i] += static_cast<float>(i % 7) + 1;
+    CHECK_FALSE(mentions(conv1.check(noisy), "mask"));
+    std::vector<float> halo = conv1.correct();
+    for (int tile = 1; tile <= 3; ++tile) halo[static_cast<std::size_t>(1024 * tile - 1)] += 1;
+    CHECK_FALSE(mentions(conv1.check(halo), "a mask other than"));
+
+    // A flipped mask keeps its own, more precise name.
+    std::vector<float> flipped(conv1.inputs.mask.rbegin(), conv1.inputs.mask.rend());
+    d = conv1.check(conv1.convolved_with(flipped));
+    CHECK(mentions(d, "the mask reversed"));
+    CHECK_FALSE(mentions(d, "a mask other than"));
 }
 
 TEST_CASE("convolution golden results and diagnoses: the same on one thread and on many")
