@@ -10,6 +10,7 @@
 #include "harness/check.hpp"
 #include "harness/family.hpp"
 #include "harness/poison.hpp"
+#include "harness/timed_data.hpp"
 #include "thread_limit.hpp"
 
 using namespace harness;
@@ -200,6 +201,48 @@ TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, f
     CHECK(mentions(d, "load past the end of the input"));
 }
 
+TEST_CASE("reduction diagnosis: atomicAdd into out[0] without setting it to 0 first")
+{
+    // The poison is a signalling NaN that an atomicAdd leaves as it is: out[0] looks never written.
+    // Run again from out[0] = 0, the launcher gives the right sum.
+    Reduction r(10'000);
+    double poison;
+    std::memcpy(&poison, &unwritten_f64, sizeof poison);
+    RawOutput raw = raw_output(std::vector<double>{poison}, r.inputs);
+    raw.zero_start_checksum = output_checksum(r.expected.value.data(), 1);
+    Diagnosis d = check_case(r.exercise, r.c, r.inputs, r.expected, raw);
+    CHECK(mentions(d, "out[0] is the right sum plus the value it held before the launch"));
+    CHECK(mentions(d,
+                   "your kernel adds into out[0] (atomicAdd) without setting it to 0 first; set it with "
+                   "cudaMemset or a first kernel"));
+    CHECK(mentions(d, "first wrong element: out[0] still holds the NaN pattern it held before the launch"));
+    CHECK_FALSE(mentions(d, "no output element was written"));
+    CHECK_FALSE(mentions(d, "never written"));
+
+    // The same with the poison quieted by the addition.
+    d = check_case(r.exercise, r.c, r.inputs, r.expected, [&] {
+        RawOutput quiet = raw_output(std::vector<double>{std::nan("")}, r.inputs);
+        quiet.zero_start_checksum = raw.zero_start_checksum;
+        return quiet;
+    }());
+    CHECK(mentions(d, "out[0] is the right sum plus the value it held before the launch"));
+    CHECK_FALSE(mentions(d, "load past the end of the input"));
+
+    // A launcher that writes nothing leaves 0 from zeros: still "no output element was written".
+    raw.zero_start_checksum = output_checksum(std::vector<double>{0.0}.data(), 1);
+    d = check_case(r.exercise, r.c, r.inputs, r.expected, raw);
+    CHECK(mentions(d, "no output element was written"));
+    CHECK_FALSE(mentions(d, "held before the launch"));
+    // Nor is anything concluded where the right sum is 0 (the same 0 a launcher that does nothing leaves).
+    Reduction zero(1);
+    zero.inputs.in_f64[0] = 0;
+    zero.expected = golden(zero.exercise, zero.c, zero.inputs);
+    RawOutput untouched = raw_output(std::vector<double>{poison}, zero.inputs);
+    untouched.zero_start_checksum = output_checksum(zero.expected.value.data(), 1);
+    CHECK(mentions(check_case(zero.exercise, zero.c, zero.inputs, zero.expected, untouched),
+                   "no output element was written"));
+}
+
 TEST_CASE("reduction diagnosis: a last warp unrolled without volatile or __syncwarp reads stale slots")
 {
     // What thread 0 ends with when every read of the unrolled steps sees the slots as the tree loop
@@ -221,8 +264,9 @@ TEST_CASE("reduction diagnosis: a last warp unrolled without volatile or __syncw
     Reduction one_block(100);  // one pass
     Diagnosis d = one_block.check(stale_sum(one_block, 0, 1));
     CHECK(mentions(d, "off by"));
-    CHECK(mentions(d, "the sum of only the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32 (in the first "
-                      "pass)"));
+    CHECK(mentions(d,
+                   "the sum of only the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32 (in the first "
+                   "pass)"));
     CHECK(mentions(d, "declare the shared array `volatile` in the unrolled steps and put `__syncwarp()`"));
     CHECK(d.detail["pattern"] == "stale_last_warp");
 
@@ -378,8 +422,9 @@ TEST_CASE("convolution diagnosis: a mask other than the case's, fitted from the 
     CHECK(mentions(d, "the output is the convolution with the mask (" + format_value(first_mask[0]) +
                           ", 0, 0) instead of this case's"));
     CHECK(mentions(d, "which is the mask of case n=4099/mw=1/int"));
-    CHECK(mentions(d, "your kernel used a mask other than this case's: copy the mask into __constant__ memory on "
-                      "every call"));
+    CHECK(mentions(d,
+                   "your kernel used a mask other than this case's: copy the mask into __constant__ memory on "
+                   "every call"));
     CHECK(d.detail["pattern"] == "other_mask");
 
     // A mask of no case, on fractional data in 2D: the values the kernel used are named.

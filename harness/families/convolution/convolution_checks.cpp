@@ -155,12 +155,14 @@ std::optional<std::vector<float>> fitted_mask(const Case& c, const CaseInputs& i
             const double ra = row[static_cast<std::size_t>(a)];
             if (ra == 0) continue;
             b[static_cast<std::size_t>(a)] += ra * out;
-            for (int k = a; k < taps; ++k) g[static_cast<std::size_t>(a * taps + k)] += ra * row[static_cast<std::size_t>(k)];
+            for (int k = a; k < taps; ++k)
+                g[static_cast<std::size_t>(a * taps + k)] += ra * row[static_cast<std::size_t>(k)];
         }
     }
     if (static_cast<std::int64_t>(sample.size()) < 2 * taps) return std::nullopt;
     for (int a = 0; a < taps; ++a)
-        for (int k = 0; k < a; ++k) g[static_cast<std::size_t>(a * taps + k)] = g[static_cast<std::size_t>(k * taps + a)];
+        for (int k = 0; k < a; ++k)
+            g[static_cast<std::size_t>(a * taps + k)] = g[static_cast<std::size_t>(k * taps + a)];
     if (!solve(g, b, taps)) return std::nullopt;
     std::vector<float> mask(b.begin(), b.end());
     for (std::int64_t i : sample)
@@ -223,9 +225,10 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
     const std::vector<std::string> others = zeros ? std::vector<std::string>{} : cases_with_mask(exercise, *used);
     std::string line;
     if (zeros) {
-        line = "the output is what a mask of zeros gives: your kernel used a mask other than this case's, and the "
-               "mask never reached __constant__ memory: copy it with cudaMemcpyToSymbol(your_constant_array, mask, " +
-               std::string(two_d ? "mask_width * mask_width" : "mask_width") + " * sizeof(float)) in the launcher";
+        line =
+            "the output is what a mask of zeros gives: your kernel used a mask other than this case's, and the "
+            "mask never reached __constant__ memory: copy it with cudaMemcpyToSymbol(your_constant_array, mask, " +
+            std::string(two_d ? "mask_width * mask_width" : "mask_width") + " * sizeof(float)) in the launcher";
     } else {
         line = "the output is the convolution with the mask " + mask_text(*used) + " instead of this case's " +
                mask_text(inputs.mask);
@@ -233,8 +236,9 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
             line += ", which is the mask of case " + others.front();
             if (others.size() > 1) line += " (and of " + std::to_string(others.size() - 1) + " other case(s))";
         }
-        line += ": your kernel used a mask other than this case's: copy the mask into __constant__ memory on every "
-                "call (cudaMemcpyToSymbol in the launcher each time, not once behind a static flag), all of it";
+        line +=
+            ": your kernel used a mask other than this case's: copy the mask into __constant__ memory on every "
+            "call (cudaMemcpyToSymbol in the launcher each time, not once behind a static flag), all of it";
     }
     d.findings.push_back(line);
     d.detail["pattern"] = zeros ? "zero_mask" : "other_mask";
@@ -305,8 +309,8 @@ double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std
     return out.empty() ? 0 : out.back();
 }
 
-void diagnose_conv(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs, const Expected& expected,
-                   const ArrayComparison& cmp, Diagnosis& d)
+void diagnose_conv(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs,
+                   const Expected& expected, const ArrayComparison& cmp, Diagnosis& d)
 {
     const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
     const int r = c.mask_width / 2;

@@ -202,10 +202,10 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
     // The last warp's stale reads.
     for (const StaleWarpModel& m : stale_warp_models(in)) {
         if (!same(actual, m.sum, tolerance)) continue;
-        const std::string where =
-            m.shift == 0 ? "in the first pass"
-                         : "in blocks of " + with_commas(std::int64_t{1} << m.shift) + " elements, at every one of the " +
-                               std::to_string(m.passes) + " passes";
+        const std::string where = m.shift == 0
+                                      ? "in the first pass"
+                                      : "in blocks of " + with_commas(std::int64_t{1} << m.shift) +
+                                            " elements, at every one of the " + std::to_string(m.passes) + " passes";
         d.findings.push_back(
             "the result equals the sum of only the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32 (" +
             where +
