@@ -435,6 +435,31 @@ TEST_CASE("convolution diagnosis: a mask other than the case's, fitted from the 
     CHECK_FALSE(mentions(d, "which is the mask of case"));
     CHECK(mentions(d, "your kernel used a mask other than this case's"));
 
+    // A 2D __constant__ float M[10][10] filled by one copy of mask_width^2 weights: row j of what the
+    // kernel reads is weights 10 j to 10 j + 4 of the mask, zeros past the 25 copied.
+    Conv conv5("conv2d_tiled", 40, 50, 5);
+    std::vector<float> pitched(25, 0.0f);
+    for (int j = 0; j < 5; ++j)
+        for (int k = 0; k < 5; ++k)
+            if (10 * j + k < 25)
+                pitched[static_cast<std::size_t>(5 * j + k)] = conv5.inputs.mask[static_cast<std::size_t>(10 * j + k)];
+    d = conv5.check(conv5.convolved_with(pitched));
+    CHECK(mentions(d,
+                   "the first row of the mask is right, the other rows are not; row j is weights j * 10 to j * 10 + "
+                   "mask_width - 1 of the mask: it sits in a __constant__ array with rows of 10 floats"));
+    CHECK(mentions(d, "Declare a 1D __constant__ array and read M[j * mask_width + k]"));
+    CHECK(d.detail["pattern"] == "mask_row_length");
+    CHECK(d.detail["constant_row_length"] == 10);
+    // With mask_width 3 no row but the first lies inside the copy: no row length is named.
+    Conv conv3("conv2d_tiled", 40, 50, 3);
+    std::vector<float> first_row(9, 0.0f);
+    std::copy(conv3.inputs.mask.begin(), conv3.inputs.mask.begin() + 3, first_row.begin());
+    d = conv3.check(conv3.convolved_with(first_row));
+    CHECK(mentions(d,
+                   "the first row of the mask is right, the other rows are not: is the mask in a 2D __constant__ "
+                   "array with rows longer than mask_width"));
+    CHECK_FALSE(mentions(d, "rows of 10 floats"));
+
     // The mask never copied: __constant__ memory holds zeros.
     Conv conv1("conv1d_tiled", 1, 5000, 7);
     d = conv1.check(std::vector<float>(5000, 0.0f));

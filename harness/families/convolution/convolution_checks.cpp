@@ -85,19 +85,24 @@ void for_each_tap(const Case& c, const CaseInputs& inputs, bool two_d, std::int6
 }
 
 // Whether output element i is what a float kernel computes with `mask`: within the rounding a
-// float sum of its products can have, four times over (the mask may be a fit, an ulp off).
+// float sum of its products can have, four times over, plus a millionth of the largest weight
+// times the inputs it meets (the mask is a fit: a weight of 0 may come out as 1e-17).
 bool output_matches_mask(const Case& c, const CaseInputs& inputs, bool two_d, const std::vector<float>& mask,
                          const ArrayComparison& cmp, std::int64_t i)
 {
     const std::int64_t width = two_d ? c.width : c.n;
-    double sum = 0, abs_sum = 0;
+    double largest_weight = 0;
+    for (float m : mask) largest_weight = std::max(largest_weight, static_cast<double>(std::fabs(m)));
+    double sum = 0, abs_sum = 0, abs_inputs = 0;
     for_each_tap(c, inputs, two_d, i / width, i % width, [&](int tap, double value) {
         const double term = mask[static_cast<std::size_t>(tap)] * value;
         sum += term;
         abs_sum += std::fabs(term);
+        abs_inputs += std::fabs(value);
     });
     const std::int64_t taps = static_cast<std::int64_t>(mask.size());
-    return std::fabs(cmp.actual(static_cast<std::size_t>(i)) - sum) <= 4 * float_sum_tolerance(taps, abs_sum);
+    return std::fabs(cmp.actual(static_cast<std::size_t>(i)) - sum) <=
+           4 * float_sum_tolerance(taps, abs_sum) + 1e-6 * largest_weight * abs_inputs;
 }
 
 // Solves g m = b (g: size x size, row-major) by Gaussian elimination with partial pivoting, into
@@ -164,7 +169,11 @@ std::optional<std::vector<float>> fitted_mask(const Case& c, const CaseInputs& i
         for (int k = 0; k < a; ++k)
             g[static_cast<std::size_t>(a * taps + k)] = g[static_cast<std::size_t>(k * taps + a)];
     if (!solve(g, b, taps)) return std::nullopt;
-    std::vector<float> mask(b.begin(), b.end());
+    // Weights a millionth of the largest or less are the fit's noise around 0.
+    double largest = 0;
+    for (double m : b) largest = std::max(largest, std::fabs(m));
+    std::vector<float> mask;
+    for (double m : b) mask.push_back(std::fabs(m) <= 1e-6 * largest ? 0.0f : static_cast<float>(m));
     for (std::int64_t i : sample)
         if (!output_matches_mask(c, inputs, two_d, mask, cmp, i)) return std::nullopt;
     return mask;
@@ -197,20 +206,51 @@ std::vector<std::string> cases_with_mask(const Exercise& exercise, const std::ve
     return labels;
 }
 
+// Whether two weights are the same, next to the largest weight of the mask (`scale`).
+bool same_weight(double a, double b, double scale)
+{
+    return std::fabs(a - b) <= 1e-5 * scale;
+}
+
+// In 2D, a kernel that reads the mask as M[j][k] from a `__constant__ float M[L][L]` filled by one
+// copy of mask_width^2 weights gets weight j * L + k of this case's mask as its row j: the first
+// row as given, the others shifted (and zeros, or an earlier case's weights, past the copy's end).
+// The row length L where the used weights inside the copy say it; nothing where no row but the
+// first lies inside the copy (L >= mask_width^2) or no L fits.
+std::optional<int> constant_row_length(const std::vector<float>& used, const std::vector<float>& given, int w,
+                                       double scale)
+{
+    for (int length = w + 1; length <= 64; ++length) {
+        bool inside = false, fits = true;
+        for (int j = 1; j < w && fits; ++j)
+            for (int k = 0; k < w && fits; ++k) {
+                const int at = j * length + k;
+                if (at >= w * w) continue;
+                inside = true;
+                fits =
+                    same_weight(used[static_cast<std::size_t>(j * w + k)], given[static_cast<std::size_t>(at)], scale);
+            }
+        if (inside && fits) return length;
+    }
+    return std::nullopt;
+}
+
 // Wrong elements that all match the convolution with a mask other than this case's: the mask in
-// __constant__ memory is another case's (copied once, behind a static flag), zeros (never copied)
-// or not the whole mask.
+// __constant__ memory is another case's (copied once, behind a static flag), zeros (never copied),
+// laid out in rows of another length (2D), or not the whole mask.
 bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs,
                          const ArrayComparison& cmp, Diagnosis& d)
 {
     const std::optional<std::vector<float>> used = fitted_mask(c, inputs, two_d, cmp);
     if (!used) return false;
-    double scale = 0, difference = 0;
-    for (std::size_t k = 0; k < used->size(); ++k) {
-        scale = std::max(scale, static_cast<double>(std::fabs(inputs.mask[k])));
-        difference = std::max(difference, std::fabs(static_cast<double>((*used)[k]) - inputs.mask[k]));
-    }
-    if (difference <= 1e-5 * scale) return false;  // this case's own mask: the errors are something else
+    double scale = 0;
+    for (float m : inputs.mask) scale = std::max(scale, static_cast<double>(std::fabs(m)));
+    auto same_from = [&](std::size_t first, std::size_t count) {
+        for (std::size_t k = first; k < first + count; ++k)
+            if (!same_weight((*used)[k], inputs.mask[k], scale)) return false;
+        return true;
+    };
+    if (same_from(0, used->size())) return false;  // this case's own mask: the errors are something else
     const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
     std::atomic<bool> all_match{true};
     for_each_output(height, width, static_cast<int>(used->size()), [&](std::int64_t y, std::int64_t x) {
@@ -221,10 +261,29 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
     });
     if (!all_match) return false;
 
+    const int w = c.mask_width;
     const bool zeros = std::all_of(used->begin(), used->end(), [](float m) { return m == 0.0f; });
-    const std::vector<std::string> others = zeros ? std::vector<std::string>{} : cases_with_mask(exercise, *used);
+    const bool first_row_only = two_d && !zeros && same_from(0, static_cast<std::size_t>(w));
+    const std::vector<std::string> others =
+        zeros || first_row_only ? std::vector<std::string>{} : cases_with_mask(exercise, *used);
     std::string line;
-    if (zeros) {
+    if (first_row_only) {
+        line = "the output is the convolution with the mask " + mask_text(*used) + " instead of this case's " +
+               mask_text(inputs.mask) + ": the first row of the mask is right, the other rows are not";
+        if (const std::optional<int> length = constant_row_length(*used, inputs.mask, w, scale)) {
+            const std::string l = std::to_string(*length);
+            line += "; row j is weights j * " + l + " to j * " + l +
+                    " + mask_width - 1 of the mask: it sits in a __constant__ array with rows of " + l +
+                    " floats (float M[" + l + "][" + l +
+                    "]) filled by one flat copy of mask_width * mask_width weights. Declare a 1D __constant__ "
+                    "array and read M[j * mask_width + k] (or copy the mask row by row)";
+            d.detail["constant_row_length"] = *length;
+        } else {
+            line +=
+                ": is the mask in a 2D __constant__ array with rows longer than mask_width, filled by one flat "
+                "copy (declare it 1D and read M[j * mask_width + k]), or is the row left out of the mask's index?";
+        }
+    } else if (zeros) {
         line =
             "the output is what a mask of zeros gives: your kernel used a mask other than this case's, and the "
             "mask never reached __constant__ memory: copy it with cudaMemcpyToSymbol(your_constant_array, mask, " +
@@ -241,7 +300,7 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
             "call (cudaMemcpyToSymbol in the launcher each time, not once behind a static flag), all of it";
     }
     d.findings.push_back(line);
-    d.detail["pattern"] = zeros ? "zero_mask" : "other_mask";
+    d.detail["pattern"] = first_row_only ? "mask_row_length" : zeros ? "zero_mask" : "other_mask";
     d.detail["mask_used"] = *used;
     if (!others.empty()) d.detail["mask_of_case"] = others.front();
     return true;
