@@ -201,6 +201,41 @@ TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, f
     CHECK(mentions(d, "load past the end of the input"));
 }
 
+TEST_CASE("reduction diagnosis: values through an int lose their fractions")
+{
+    // Each element through an int where it is loaded.
+    Reduction mixed(2049, DataKind::mixed_magnitudes);
+    std::int64_t each = 0;
+    for (double x : mixed.inputs.in_f64) each += static_cast<std::int64_t>(x);
+    Diagnosis d = mixed.check(static_cast<double>(each));
+    CHECK(mentions(d, "the result equals the sum of the inputs with each element truncated to an integer (" +
+                          with_commas(each) + "): the values pass through an `int`"));
+    CHECK(mentions(d, "keep every value and partial sum in double"));
+    CHECK(d.detail["pattern"] == "integer_truncation");
+
+    // Fractions in [-1, 1) all truncate to 0; pairs added during the load (reduction 4, 256 threads)
+    // truncate to -1, 0 or 1.
+    Reduction fractions(65'537, DataKind::fractions);
+    d = fractions.check(0.0);
+    CHECK(mentions(d, "truncated to an integer (0)"));
+    CHECK(mentions(d, "every value lies in (-1, 1); or nothing at all was added into out[0]"));
+    const auto& in = fractions.inputs.in_f64;
+    std::int64_t pairs = 0;
+    for (std::size_t i = 0; i < in.size(); ++i)
+        if (i % 512 < 256) pairs += static_cast<std::int64_t>(in[i] + (i + 256 < in.size() ? in[i + 256] : 0.0));
+    REQUIRE(pairs != 0);
+    d = fractions.check(static_cast<double>(pairs));
+    CHECK(mentions(d, "with each pair in[i] + in[i + 256] (the first add during the load) truncated to an integer"));
+
+    // A float accumulator is not an int: its result is not called truncated.
+    float f = 0;
+    for (double x : mixed.inputs.in_f64) f += static_cast<float>(x);
+    CHECK_FALSE(mentions(mixed.check(static_cast<double>(f)), "truncated"));
+    // Integer data: truncation changes nothing, so nothing is claimed.
+    Reduction ints(2049);
+    CHECK_FALSE(mentions(ints.check(ints.expected.value[0] + 1), "truncated"));
+}
+
 TEST_CASE("reduction diagnosis: atomicAdd into out[0] without setting it to 0 first")
 {
     // The poison is a signalling NaN that an atomicAdd leaves as it is: out[0] looks never written.

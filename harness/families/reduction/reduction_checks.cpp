@@ -2,7 +2,8 @@
 // grader only). A reduction has one output value, so the diagnosis is about that value: how far it is off, in
 // units of the tolerance, and which specific mistake would produce exactly it (a sum of the first
 // K elements only, a dropped partial block, one block's sum added twice or missing, the stale reads
-// of a last warp unrolled without volatile or __syncwarp(), float accumulation).
+// of a last warp unrolled without volatile or __syncwarp(), values truncated by an int, float
+// accumulation).
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -124,6 +125,44 @@ Expected reduction_golden(const Case& c, const UninitializedVector<double>& in)
     return e;
 }
 
+// The result of a kernel whose values pass through an int (a shared array or accumulator declared
+// int): each element truncated toward 0 where it is loaded, or, in reductions 4 and 5, each pair
+// in[i] + in[i + blockDim.x] that a thread adds during the load, in blocks of 2 * blockDim.x
+// elements. Integer sums from there on: exact (in int64 here; an int that overflowed matches none).
+struct TruncationModel {
+    std::int64_t pair_stride = 0;  // blockDim.x of the pairs; 0: each element alone
+    std::int64_t sum = 0;
+};
+
+std::vector<TruncationModel> truncation_models(const UninitializedVector<double>& in)
+{
+    const auto n = static_cast<std::int64_t>(in.size());
+    std::vector<TruncationModel> models{TruncationModel{}};
+    for (std::int64_t stride = 32; stride <= 1024; stride *= 2) models.push_back(TruncationModel{stride, 0});
+    auto truncated = [](double x) {
+        return std::fabs(x) < 9.2e18 ? static_cast<std::int64_t>(x) : std::int64_t{0};  // toward 0
+    };
+    using Sums = std::vector<std::int64_t>;
+    const std::vector<Sums> chunks =
+        parallel_chunks<Sums>(0, n, element_grain, [&](std::int64_t begin, std::int64_t end) {
+            Sums sums(models.size(), 0);
+            for (std::int64_t i = begin; i < end; ++i) {
+                const double x = in[static_cast<std::size_t>(i)];
+                sums[0] += truncated(x);
+                for (std::size_t k = 1; k < models.size(); ++k) {
+                    const std::int64_t stride = models[k].pair_stride;
+                    if (i % (2 * stride) >= stride) continue;  // the second of a pair: added by its first
+                    const double second = i + stride < n ? in[static_cast<std::size_t>(i + stride)] : 0.0;
+                    sums[k] += truncated(x + second);
+                }
+            }
+            return sums;
+        });
+    for (const Sums& sums : chunks)
+        for (std::size_t k = 0; k < models.size(); ++k) models[k].sum += sums[k];
+    return models;
+}
+
 void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected& expected, const ArrayComparison& cmp,
                         Diagnosis& d)
 {
@@ -149,6 +188,26 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
                                    " times the tolerance " + format_value(tolerance)
                              : "off by " + format_value(diff) +
                                    " (integer data: every correct summation order gives the exact sum)");
+
+    // Values through an int: an exact integer model, decisive however small the error.
+    if (c.data != DataKind::integers) {
+        for (const TruncationModel& m : truncation_models(in)) {
+            if (actual != static_cast<double>(m.sum)) continue;
+            const std::string what = m.pair_stride == 0 ? "each element"
+                                                        : "each pair in[i] + in[i + " + std::to_string(m.pair_stride) +
+                                                              "] (the first add during the load)";
+            d.findings.push_back(
+                "the result equals the sum of the inputs with " + what + " truncated to an integer (" +
+                with_commas(m.sum) +
+                "): the values pass through an `int` (a shared array, variable or accumulator "
+                "declared int) and lose their fractions" +
+                (m.sum == 0 ? " (every value lies in (-1, 1); or nothing at all was added into out[0])" : "") +
+                "; keep every value and partial sum in double");
+            d.detail["pattern"] = "integer_truncation";
+            d.detail["truncation_pair_stride"] = m.pair_stride;
+            return;
+        }
+    }
 
     double abs_sum = 0;
     for (double x : in) abs_sum += std::fabs(x);
