@@ -1,7 +1,8 @@
 // BUG (reduce_sequential_addressing/atomic_add_without_zeroing): one pass, each block's sum
 // added into out[0] with atomicAdd, but out[0] is never set to 0 first: the launcher assumes the
-// output starts at 0, and the contract promises nothing of the kind. A pattern common in public
-// course repositories.
+// output starts at 0, and the contract promises nothing of the kind. The block-sum atomicAdd is
+// the pattern of many kernels in public course repositories; this launcher forgets the
+// cudaMemset(out, 0, ...) they rely on.
 //
 // Expected symptom: every case wrong. The grader fills `out` with a signalling-NaN pattern; the
 // atomic additions leave a NaN (on an H100/H200 the very same bits, so the output looked "never
