@@ -43,10 +43,11 @@ bool reference_slowed(const CaseTiming& timing)
     return alone > 0 && counted_reference_ms(beside, alone) != beside;
 }
 
-// The submission's runner stopped for as long as this lives.
+// The submission's runner stopped for as long as this lives; `stopped` says whether all of it is.
 struct Paused {
     TimedWorker& worker;
-    explicit Paused(TimedWorker& w) : worker(w) { worker.pause(true); }
+    bool stopped = false;
+    explicit Paused(TimedWorker& w) : worker(w) { stopped = worker.pause(true); }
     ~Paused() { worker.pause(false); }
     Paused(const Paused&) = delete;
     Paused& operator=(const Paused&) = delete;
@@ -157,7 +158,12 @@ CaseTiming SpeedCaseTimer::time_in_turns(const Exercise& exercise, const Case& c
         if (reference != nullptr && reference_slowed(timing)) {
             const Paused paused(student);
             try {
-                timing.alone_after = harness::timing::time_alone(server_, *reference, timing.spec, plan_);
+                // A runner whose processes could not all be stopped, or of which one ran while the
+                // reference was timed (continued by another of its processes), gives no anchor.
+                if (paused.stopped) {
+                    timing.alone_after = harness::timing::time_alone(server_, *reference, timing.spec, plan_);
+                    if (!student.stayed_paused()) timing.alone_after = {};
+                }
             } catch (const ReferenceFailure&) {
                 timing.alone_after = {};  // no second anchor: the judge keeps the first
             }
