@@ -248,11 +248,12 @@ TEST_CASE("the reference alone after the turns is an anchor only with the runner
     plan.rule.min_batches = 4;
     plan.rule.max_batches = 4;
     plan.rule.target_rse = 10;
-    bool company_while_paused = false;
+    bool company_while_paused = false, company_throughout = false;
     int asked = 0;
     GpuCompany company = [&](std::optional<std::chrono::system_clock::time_point>) {
         ++asked;
-        return company_while_paused && student.paused ? std::string("pid 4242 (python3)") : std::string();
+        const bool busy = company_throughout || (company_while_paused && student.paused);
+        return busy ? std::string("pid 4242 (python3)") : std::string();
     };
     SpeedCaseTimer timer(server, &reference, nullptr, company, plan);
     const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
@@ -289,5 +290,12 @@ TEST_CASE("the reference alone after the turns is an anchor only with the runner
         CHECK(timing.alone_after.windows.empty());
         CHECK(asked - before >= 4);  // around the turns and around the anchor
         CHECK(timing.other_processes.empty());  // the turns had none
+    }
+    SUBCASE("company during the turns and around the anchor alike (a neighbour's grading): timed")
+    {
+        company_throughout = true;
+        const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+        CHECK_FALSE(timing.other_processes.empty());
+        CHECK_FALSE(timing.alone_after.windows.empty());
     }
 }

@@ -160,13 +160,16 @@ CaseTiming SpeedCaseTimer::time_in_turns(const Exercise& exercise, const Case& c
             try {
                 // A runner whose processes could not all be stopped, or of which one ran while the
                 // reference was timed (continued by another of its processes), gives no anchor.
-                // Nor does one with company on the GPU around it (NVML, as for the turns).
+                // Nor does one with company on the GPU around it (NVML, as for the turns) that the
+                // turns did not have: company in both (a neighbour's grading busy throughout) is the
+                // machine's state, as drift is, and the anchor then tells it from a slowed reference.
                 if (paused.stopped) {
                     const std::string before = intruders_ ? intruders_(std::nullopt) : std::string();
                     const auto began = std::chrono::system_clock::now();
                     timing.alone_after = harness::timing::time_alone(server_, *reference, timing.spec, plan_);
                     const std::string after = intruders_ ? intruders_(began) : std::string();
-                    if (!student.stayed_paused() || !before.empty() || !after.empty()) timing.alone_after = {};
+                    const bool new_company = (!before.empty() || !after.empty()) && timing.other_processes.empty();
+                    if (!student.stayed_paused() || new_company) timing.alone_after = {};
                 }
             } catch (const ReferenceFailure&) {
                 timing.alone_after = {};  // no second anchor: the judge keeps the first
