@@ -212,6 +212,7 @@ struct PausableWorker : LocalWorker {
         return p && stops;
     }
     bool stayed_paused() override { return stays; }
+    int process_id() const override { return 77; }
 };
 
 // fake_runner as a reference runner that runs its batches in 5 ms a repetition in its first
@@ -250,8 +251,12 @@ TEST_CASE("the reference alone after the turns is an anchor only with the runner
     plan.rule.target_rse = 10;
     bool company_while_paused = false, company_throughout = false;
     int asked = 0;
-    GpuCompany company = [&](std::optional<std::chrono::system_clock::time_point>) {
+    bool runner_busy = false;
+    GpuCompany company = [&](std::optional<std::chrono::system_clock::time_point>, int stopped_runner) {
         ++asked;
+        if (stopped_runner != 0) return stopped_runner == student.process_id() && runner_busy
+                                            ? std::string("pid 77 (runner) of the stopped runner, busy")
+                                            : std::string();
         const bool busy = company_throughout || (company_while_paused && student.paused);
         return busy ? std::string("pid 4242 (python3)") : std::string();
     };
@@ -290,6 +295,16 @@ TEST_CASE("the reference alone after the turns is an anchor only with the runner
         CHECK(timing.alone_after.windows.empty());
         CHECK(asked - before >= 4);  // around the turns and around the anchor
         CHECK(timing.other_processes.empty());  // the turns had none
+    }
+    SUBCASE("the stopped runner's GPU work queued before the stop went on during the anchor: no anchor")
+    {
+        runner_busy = true;
+        CHECK(timer.time_in_turns(e, c, student, waited).alone_after.windows.empty());
+    }
+    SUBCASE("the stopped runner busy, beside a neighbour busy throughout: no anchor all the same")
+    {
+        runner_busy = company_throughout = true;
+        CHECK(timer.time_in_turns(e, c, student, waited).alone_after.windows.empty());
     }
     SUBCASE("company during the turns and around the anchor alike (a neighbour's grading): timed")
     {

@@ -163,6 +163,7 @@ private:
             paused_activity_ = child_.tree_activity();
             return stopped;
         }
+        int process_id() const override { return child_.pid(); }
         bool stayed_paused() override
         {
             return child_.tree_stopped(std::chrono::milliseconds(0)) && child_.tree_activity() == paused_activity_;

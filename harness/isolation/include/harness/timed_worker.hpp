@@ -27,6 +27,8 @@ public:
     // After pause(true): whether none of the runner's processes ran since (one that another
     // process of it continued, say).
     virtual bool stayed_paused() { return false; }
+    // The process id of the runner (its tree's root), 0 where it has none of its own.
+    virtual int process_id() const { return 0; }
 };
 
 }  // namespace harness
