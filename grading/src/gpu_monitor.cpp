@@ -165,7 +165,19 @@ std::string company(const std::vector<GpuProcess>& processes, bool check_grading
     return found;
 }
 
-std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_point> busy_since) const
+std::string busy_runner(const std::vector<GpuProcess>& processes, const std::set<int>* busy)
+{
+    std::string found;
+    for (const auto& p : processes)
+        if (p.runner && (busy == nullptr || busy->count(p.pid)))
+            found += (found.empty() ? "" : ", ") + std::string("pid ") + std::to_string(p.pid) +
+                     (p.name.empty() ? std::string(" (not visible from here)") : " (" + p.name + ")") +
+                     " of the stopped runner, busy";
+    return found;
+}
+
+std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_point> busy_since,
+                                  int stopped_runner) const
 {
     if (!nvml_) return {};
     std::vector<NvmlProcessInfo> listed(64);
@@ -185,6 +197,7 @@ std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_
         GpuProcess p;
         p.pid = static_cast<int>(listed[k].pid);
         p.ours = descends_from(p.pid, self);
+        p.runner = stopped_runner > 0 && descends_from(p.pid, stopped_runner);
         p.grading = !p.ours && below_executable(p.pid, executable, self);
         std::getline(std::ifstream("/proc/" + std::to_string(p.pid) + "/comm"), p.name);
         processes.push_back(std::move(p));
@@ -209,6 +222,7 @@ std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_
                 if (utilization[k].sm_util > 0 || utilization[k].memory_util > 0) busy.insert(static_cast<int>(utilization[k].pid));
         }
     }
+    if (stopped_runner > 0) return busy_runner(processes, busy_since && samples ? &busy : nullptr);
     return company(processes, busy_since.has_value(), samples ? &busy : nullptr);
 }
 

@@ -156,7 +156,9 @@ int run_grade(grading::GradeCommand command)
         const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
         if (!gpu.uuid.empty()) monitor.emplace(gpu.uuid);
         if (monitor && monitor->available()) {
-            command.options.gpu_intruders = [&monitor](auto busy_since) { return monitor->intruders(busy_since); };
+            command.options.gpu_intruders = [&monitor](auto busy_since, int stopped_runner) {
+                return monitor->intruders(busy_since, stopped_runner);
+            };
             command.options.gpu_clocks = [&monitor] { return monitor->clocks(); };
         } else if (!command.quiet) {
             std::cout << "grade: not watching the GPU for other processes: "

@@ -36,7 +36,9 @@
 //   fifth is correct) | forged_timing (sends a second, unasked batch_ran after each one) |
 //   disturbed_once (its first 3 batches take 200 ms a repetition, as if something else had held the
 //   machine; later ones are honest) | early_answer (answers batch_ran at once and writes the
-//   correct outputs from a detached thread 300 ms later, after the server's checksum)
+//   correct outputs from a detached thread 300 ms later, after the server's checksum) |
+//   slower_from_map:K (from its K-th map_timing on, 20 ms a repetition: a reference slower beside
+//   the submission than alone before it)
 #include <cxxabi.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -503,9 +505,11 @@ TimedBatches map_timing(const Message& command)
     return timed;
 }
 
-// The fake kernel's time for one repetition of the `batch`th launched batch (from 1).
-std::chrono::milliseconds kernel_time(const std::string& behaviour, int batch)
+// The fake kernel's time for one repetition of the `batch`th launched batch (from 1), in the
+// `map`th mapping (from 1).
+std::chrono::milliseconds kernel_time(const std::string& behaviour, int batch, int map)
 {
+    if (const int from = at(behaviour, "slower_from_map:"); from > 0 && map >= from) return std::chrono::milliseconds(20);
     if (behaviour == "too_fast") return std::chrono::milliseconds(0);
     if (behaviour == "slow_kernel") return std::chrono::milliseconds(50);
     if (behaviour == "disturbed_once" && batch <= 3) return std::chrono::milliseconds(200);
@@ -523,7 +527,7 @@ void write_late(const TimedBatches& timed)
 }
 
 // The launcher on each repetition, in order, as `behaviour` runs it.
-void run_batch(TimedBatches& timed, const std::string& behaviour, int batch)
+void run_batch(TimedBatches& timed, const std::string& behaviour, int batch, int map)
 {
     if (behaviour == "early_answer") return write_late(timed);
     if (behaviour == "skips_most" && batch % 5 != 0) return;
@@ -531,7 +535,7 @@ void run_batch(TimedBatches& timed, const std::string& behaviour, int batch)
     const bool replay = behaviour == "cached_replay" && timed.first_outputs.has_value();
     BatchOutputs written;
     for (std::size_t k = 0; k < timed.layout.reps.size(); ++k) {
-        std::this_thread::sleep_for(kernel_time(behaviour, batch));
+        std::this_thread::sleep_for(kernel_time(behaviour, batch, map));
         written.push_back(replay ? (*timed.first_outputs)[k] : stand_in_output(timed.layout, base, k));
         write_output(timed.layout, base, k, written.back());
     }
@@ -553,6 +557,7 @@ struct Worker {
     int loaded = -1;  // the case whose input load_case made
     std::optional<TimedBatches> timed;
     int launched_batches = 0;
+    int maps = 0;
     std::string phase = "startup";  // and case_index: what an exception is reported with
     int case_index = -1;
 };
@@ -640,12 +645,13 @@ std::optional<int> answer(Worker& w, const Message& command)
             w.phase = "timing";
             w.timed.reset();
             w.timed = map_timing(command);
+            ++w.maps;
             w.channel.send(MessageType::timing_mapped, none);
             return std::nullopt;
         case MessageType::run_batch:
             if (!w.timed) throw std::logic_error("run_batch before map_timing");
             w.phase = "timing";
-            if (command.meta.at("launch").get<bool>()) run_batch(*w.timed, w.behaviour, ++w.launched_batches);
+            if (command.meta.at("launch").get<bool>()) run_batch(*w.timed, w.behaviour, ++w.launched_batches, w.maps);
             w.channel.send(MessageType::batch_ran, none);
             if (w.behaviour == "forged_timing") w.channel.send(MessageType::batch_ran, none);
             return std::nullopt;

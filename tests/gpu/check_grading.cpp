@@ -25,6 +25,10 @@
 //    "points_at_most": 0, "speed_points_at_most": 0,   upper bounds on the exercise's points
 //    "speedup_at_most": 0.25,                     every timed case that has a timing is at most this
 //                                                 fast next to the reference (speedup_vs_reference)
+//    "reference_held_to_alone": true,             every timed case that has a timing counts a reference
+//                                                 time (reference_ms) within 3% of its time alone
+//                                                 before the runner started (reference_alone_ms): a
+//                                                 reference slowed beside the runner never counts
 //    "runner_output_lacks": "text" | ["a", "b"],  runner_output contains none of these
 //    "code_finding": "text" | ["a", "b"],         for each, some entry of code_checks.findings contains it
 //    "matches_reference": true | false,           code_checks.reference.matches is this
@@ -186,6 +190,18 @@ void check_exercise(const json& e, const json& spec)
                  << " ms, events " << c.at("timing").value("student_event_ms", 0.0) << " ms, reference "
                  << c.at("timing").value("reference_ms", 0.0) << " ms)";
             expect(speedup <= most, what.str());
+        }
+    }
+    if (spec.value("reference_held_to_alone", false)) {
+        for (const auto& c : e.at("cases")) {
+            if (!c.at("timed").get<bool>() || !c.at("timing").is_object()) continue;
+            const json& t = c.at("timing");
+            const double counted = t.value("reference_ms", 0.0), alone = t.value("reference_alone_ms", 0.0);
+            std::ostringstream what;
+            what << name << " case " << c.at("label").get<std::string>() << " counts a reference of " << counted
+                 << " ms, its time alone before the runner " << alone << " ms, alone after the turns "
+                 << t.value("reference_after_ms", 0.0) << " ms";
+            expect(alone > 0 && counted <= 1.03 * alone + 0.002, what.str());
         }
     }
     if (spec.contains("code_finding")) {

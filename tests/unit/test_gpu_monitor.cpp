@@ -76,6 +76,22 @@ TEST_CASE("company on the GPU: any process of no grading; another grading's only
     CHECK(grading::company({{101, "grade", true, false}}, true, nullptr).empty());
 }
 
+TEST_CASE("the stopped runner's processes count where NVML saw them busy during the anchor, and only they")
+{
+    using grading::GpuProcess;
+    GpuProcess runner{505, "grader_runner", true, false};
+    runner.runner = true;
+    const std::vector<GpuProcess> processes = {
+        {101, "grade", true, false}, runner, {202, "grader_runner", false, true}, {303, "python3", false, false}};
+    const std::set<int> none, runner_busy = {505, 202};
+    CHECK(grading::busy_runner(processes, &none).empty());
+    CHECK(grading::busy_runner(processes, &runner_busy) == "pid 505 (grader_runner) of the stopped runner, busy");
+    CHECK(grading::busy_runner(processes, nullptr) == "pid 505 (grader_runner) of the stopped runner, busy");
+    // Company is as before: this grading's runner, stopped or not, is never company.
+    CHECK(grading::company(processes, true, &runner_busy) ==
+          "pid 202 (grader_runner) of another grading, busy, pid 303 (python3)");
+}
+
 TEST_CASE("a process below another grade of the same executable belongs to another grading")
 {
     const int self = static_cast<int>(getpid());

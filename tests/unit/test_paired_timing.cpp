@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "harness/exercise.hpp"
 #include "harness/timing/paired_timing.hpp"
 #include "harness/timing/reference_worker.hpp"
+#include "harness/timing/speed_case.hpp"
 #include "harness/timing/statistics.hpp"
 #include "harness/timing/timing_model.hpp"
 
@@ -193,4 +196,121 @@ TEST_CASE("a timing server that is gone is the grader's failure, not the submiss
     spawn.argv = {"/nonexistent/grader_reference_runner"};
     TimingServer server(spawn, 5s);
     CHECK_THROWS_AS(server.calibrate(), TimingServerFailure);
+}
+
+namespace {
+
+// A submission's worker that can be paused: says what pause(true) and stayed_paused() answer.
+struct PausableWorker : LocalWorker {
+    bool stops = true, stays = true;
+    bool paused = false;
+    int resumed = 0;
+    bool pause(bool p) override
+    {
+        paused = p;
+        resumed += !p;
+        return p && stops;
+    }
+    bool stayed_paused() override { return stays; }
+    int process_id() const override { return 77; }
+};
+
+// fake_runner as a reference runner that runs its batches in 5 ms a repetition in its first
+// mapping (alone before the submission) and 20 ms from its second on (beside the submission).
+struct SlowerReference {
+    std::string path = std::filesystem::temp_directory_path() / ("slower_reference." + std::to_string(::getpid()));
+    SlowerReference()
+    {
+        std::filesystem::copy_file(FAKE_RUNNER, path, std::filesystem::copy_options::overwrite_existing);
+        std::ofstream(path, std::ios::app) << "\nFAKE_RUNNER_BEHAVIOUR=slower_from_map:2;\n";
+    }
+    ~SlowerReference() { std::filesystem::remove(path); }
+};
+
+}  // namespace
+
+TEST_CASE("the reference alone after the turns is an anchor only with the runner held stopped and no company around it")
+{
+    // Red team (issue 19): the reference 4x slower beside the submission than alone before it, so
+    // that it is timed alone again after the turns with the runner paused.
+    TimingServer server(fake_server(), 30s);
+    const SlowerReference binary;
+    ReferenceWorker reference(
+        [&] {
+            harness::SpawnOptions spawn;
+            spawn.argv = {binary.path};
+            return spawn;
+        },
+        "scan_kogge_stone", 30s, 30s);
+    PausableWorker student;
+    student.sleep = 2ms;
+    TimingPlan plan;
+    plan.reps_per_batch = 2;
+    plan.rule.min_batches = 4;
+    plan.rule.max_batches = 4;
+    plan.rule.target_rse = 10;
+    bool company_while_paused = false, company_throughout = false;
+    int asked = 0;
+    bool runner_busy = false;
+    GpuCompany company = [&](std::optional<std::chrono::system_clock::time_point>, int stopped_runner) {
+        ++asked;
+        if (stopped_runner != 0) return stopped_runner == student.process_id() && runner_busy
+                                            ? std::string("pid 77 (runner) of the stopped runner, busy")
+                                            : std::string();
+        const bool busy = company_throughout || (company_while_paused && student.paused);
+        return busy ? std::string("pid 4242 (python3)") : std::string();
+    };
+    SpeedCaseTimer timer(server, &reference, nullptr, company, plan);
+    const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
+    harness::Case c;
+    c.n = 1 << 20;
+    c.timed = true;
+    timer.time_alone(e, c);
+    REQUIRE_FALSE(timer.alone_disturbed(c.index));
+    std::chrono::steady_clock::duration waited{};
+    SUBCASE("held stopped, no company: timed")
+    {
+        const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+        CHECK_FALSE(timing.alone_after.windows.empty());
+        CHECK(student.resumed == 1);
+    }
+    SUBCASE("a runner that could not be stopped: no anchor, and continued all the same")
+    {
+        student.stops = false;
+        const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+        CHECK(timing.alone_after.windows.empty());
+        CHECK(student.resumed == 1);
+        CHECK_FALSE(timing.turns.empty());
+    }
+    SUBCASE("a runner that ran while the reference was timed (continued by one of its processes): no anchor")
+    {
+        student.stays = false;
+        CHECK(timer.time_in_turns(e, c, student, waited).alone_after.windows.empty());
+    }
+    SUBCASE("company on the GPU while the reference was timed alone after the turns: no anchor")
+    {
+        company_while_paused = true;
+        const int before = asked;
+        const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+        CHECK(timing.alone_after.windows.empty());
+        CHECK(asked - before >= 4);  // around the turns and around the anchor
+        CHECK(timing.other_processes.empty());  // the turns had none
+    }
+    SUBCASE("the stopped runner's GPU work queued before the stop went on during the anchor: no anchor")
+    {
+        runner_busy = true;
+        CHECK(timer.time_in_turns(e, c, student, waited).alone_after.windows.empty());
+    }
+    SUBCASE("the stopped runner busy, beside a neighbour busy throughout: no anchor all the same")
+    {
+        runner_busy = company_throughout = true;
+        CHECK(timer.time_in_turns(e, c, student, waited).alone_after.windows.empty());
+    }
+    SUBCASE("company during the turns and around the anchor alike (a neighbour's grading): timed")
+    {
+        company_throughout = true;
+        const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+        CHECK_FALSE(timing.other_processes.empty());
+        CHECK_FALSE(timing.alone_after.windows.empty());
+    }
 }

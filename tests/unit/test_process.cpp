@@ -579,3 +579,61 @@ TEST_CASE("a child's whole tree is stopped and continued, a grandchild in a sess
     ::kill(grandchild, SIGKILL);
     child.kill_and_reap();
 }
+
+TEST_CASE("a process of the tree that continues another before it is stopped itself does not keep it running")
+{
+    // Red team (issue 19): the first process (a sleep) is signalled first, the SIGCONT spammer
+    // (a later pid, 64 sleepers between them) only after it: with stop_tree alone, the spammer
+    // continues the first one in between, and it runs while the reference is timed "alone".
+    TempFile pid_file;
+    harness::SpawnOptions options;
+    options.argv = {"/bin/sh", "-c",
+                    "sleep 30 & a=$!; for i in $(seq 64); do sleep 30 & done; "
+                    "(while :; do kill -CONT $a 2>/dev/null; done) & echo $a > " +
+                        pid_file.path + "; exec sleep 30"};
+    Child child = Child::spawn(options);
+    int first = 0;
+    for (int k = 0; k < 500 && first == 0; ++k) {
+        std::this_thread::sleep_for(10ms);
+        std::ifstream(pid_file.path) >> first;
+    }
+    REQUIRE(first > 0);  // written once every process of the tree was forked
+    CHECK(child.stop_tree(true) >= 67);
+    REQUIRE(child.tree_stopped(10s));
+    // Held: nothing of the tree runs any more, so the first stays stopped and the activity holds.
+    const auto activity = child.tree_activity();
+    CHECK(activity.size() >= 67);
+    std::this_thread::sleep_for(50ms);
+    CHECK(process_state(first) == 'T');
+    CHECK(child.tree_activity() == activity);
+    // A process continued from outside the tree's stop (as the spammer did) shows in its activity.
+    ::kill(first, SIGCONT);
+    for (int k = 0; k < 500 && process_state(first) == 'T'; ++k) std::this_thread::sleep_for(10ms);
+    CHECK(child.tree_activity() != activity);
+    CHECK(child.tree_stopped(10s));
+    child.stop_tree(false);
+    child.kill_and_reap();
+}
+
+TEST_CASE("a tree that keeps continuing itself is not reported stopped")
+{
+    // Two processes that continue each other as fast as they can: SIGSTOP one at a time never
+    // holds both, and tree_stopped says so within its patience.
+    harness::SpawnOptions options;
+    options.argv = {"/bin/sh", "-c",
+                    "(while :; do kill -CONT 0 2>/dev/null; done) & (while :; do kill -CONT 0 2>/dev/null; done) & "
+                    "exec sleep 30"};
+    Child child = Child::spawn(options);
+    std::this_thread::sleep_for(100ms);
+    child.stop_tree(true);
+    // Each spammer continues the whole group (kill 0): whichever is stopped first is continued by
+    // the other; stopped again, it continues the other in turn. tree_stopped may still catch both
+    // stopped at once, so only its answer's consistency with the states is checked.
+    if (child.tree_stopped(200ms)) {
+        const auto activity = child.tree_activity();
+        std::this_thread::sleep_for(20ms);
+        CHECK(child.tree_activity() == activity);
+    }
+    child.stop_tree(false);
+    child.kill_and_reap();
+}

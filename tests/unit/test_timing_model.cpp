@@ -164,6 +164,34 @@ TEST_CASE("the timing server's own GPU work tells a GPU that was the grader's al
     CHECK(median_call_ms(alone_windows(0.5, 2.0), 3, 4) == doctest::Approx(0.5));
 }
 
+TEST_CASE("work beside the timing server in a few of its batches is company, though the median did not move")
+{
+    // Red team (issue 19): a stopped runner's kernel that keeps the GPU busy in bursts (a duty
+    // cycle on %globaltimer) lands in the server's short generate and checksum in a minority of
+    // the batches, but in every batch's longer reference part: its median server work is as
+    // before, its reference as slow as beside the submission, and the drift branch let the
+    // slowed time beside count.
+    auto after = alone_windows(1.10, 2.0);
+    for (std::size_t k = 0; k < after.size(); k += 3) {  // 4 of 10 batches
+        after[k].generate_gpu_ms *= 2;
+        after[k].checksum_gpu_ms *= 2;
+    }
+    CHECK_FALSE(same_server_work(alone_windows(1, 2.0), after));
+    CaseTiming timing;
+    timing.spec.shape.reps = 4;
+    timing.alone.windows = alone_windows(1.0, 2.0);
+    timing.alone_after.windows = after;
+    const auto counted = counted_reference(timing, 1.10, 1.0);
+    CHECK(counted.ms == doctest::Approx(1.0));
+    CHECK(counted.note.find("had company") != std::string::npos);
+    // One batch a little slower is company too; within 2% everywhere is the server's own noise.
+    after = alone_windows(1.10, 2.0);
+    after[4].generate_gpu_ms *= 1.05;
+    CHECK_FALSE(same_server_work(alone_windows(1, 2.0), after));
+    after[4].generate_gpu_ms = 2.0 * 1.015;
+    CHECK(same_server_work(alone_windows(1, 2.0), after));
+}
+
 TEST_CASE("a reference slower beside the submission: the machine's drift keeps its time beside, a slowed one its time alone")
 {
     CaseTiming timing;

@@ -32,7 +32,10 @@ public:
     // `grade` of this executable, which takes the GPU lock for its GPU work: in `grade class`, the
     // other students'), unless NVML's per-process utilization shows them busy after `busy_since`
     // (no time given: never; a driver without those samples: always). See `company`.
-    std::string intruders(std::optional<std::chrono::system_clock::time_point> busy_since = std::nullopt) const;
+    // With `stopped_runner` (a process id; 0: none): instead, the processes of this runner (it and
+    // below it) that NVML saw busy since `busy_since` (a driver without those samples: all of them).
+    std::string intruders(std::optional<std::chrono::system_clock::time_point> busy_since = std::nullopt,
+                          int stopped_runner = 0) const;
 
     // Clocks (SM and memory, MHz, now and at most), temperature, power, and the reasons the
     // clocks are held down right now (as NVML names them; "none" when nothing holds them).
@@ -57,6 +60,7 @@ struct GpuProcess {
     std::string name;        // from /proc/PID/comm; empty when not visible from here
     bool ours = false;       // this grading's: this process or below it
     bool grading = false;    // another grading's (below another grade)
+    bool runner = false;     // the stopped runner's (GpuMonitor::intruders' stopped_runner)
 };
 // The processes that count as company (GpuMonitor::intruders), named as intruders() returns them:
 // those neither ours nor another grading's, always; another grading's only where
@@ -64,5 +68,7 @@ struct GpuProcess {
 // since (`busy`: pids with non-zero utilization), or always where the driver keeps no such
 // samples (`busy` null).
 std::string company(const std::vector<GpuProcess>& processes, bool check_gradings, const std::set<int>* busy);
+// The stopped runner's processes that kept the GPU busy (`busy` as for company; null: all of them).
+std::string busy_runner(const std::vector<GpuProcess>& processes, const std::set<int>* busy);
 
 }  // namespace grading

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -883,11 +885,15 @@ void become_subreaper()
 
 namespace {
 
-// Every process's parent, from /proc/PID/stat ("pid (comm) state ppid ...": comm may hold spaces
-// and parentheses, so the fields are read after the last ')').
-std::vector<std::pair<int, int>> parent_links()
+// Every process's parent and state letter, from /proc/PID/stat ("pid (comm) state ppid ...": comm
+// may hold spaces and parentheses, so the fields are read after the last ')').
+struct ProcessLink {
+    int pid = 0, parent = 0;
+    char state = 0;
+};
+std::vector<ProcessLink> process_links()
 {
-    std::vector<std::pair<int, int>> links;
+    std::vector<ProcessLink> links;
     DIR* proc = ::opendir("/proc");
     if (proc == nullptr) return links;
     while (const dirent* entry = ::readdir(proc)) {
@@ -901,10 +907,50 @@ std::vector<std::pair<int, int>> parent_links()
         char state = 0;
         long ppid = 0;
         if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
-        links.emplace_back(static_cast<int>(pid), static_cast<int>(ppid));
+        links.push_back({static_cast<int>(pid), static_cast<int>(ppid), state});
     }
     ::closedir(proc);
     return links;
+}
+
+// `root` and every process below it in `links`, with its state letter.
+std::map<int, char> tree_below(int root, const std::vector<ProcessLink>& links)
+{
+    std::map<int, char> tree{{root, 0}};
+    for (const auto& link : links)
+        if (link.pid == root) tree[root] = link.state;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& link : links)
+            if (tree.count(link.parent) && tree.emplace(link.pid, link.state).second) grew = true;
+    }
+    return tree;
+}
+
+// Stopped (SIGSTOP: 'T'; a tracer's stop: 't') or no longer running at all (zombie, dead).
+bool stopped_state(char state)
+{
+    return state == 'T' || state == 't' || state == 'Z' || state == 'X' || state == 'x';
+}
+
+// What a thread has run: its CPU ticks (utime + stime, /proc/PID/task/TID/stat) and its context
+// switches (/proc/PID/task/TID/status), which any run of it, however short, increments.
+std::string thread_activity(const std::string& task)
+{
+    std::ifstream stat(task + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');
+    std::string activity;
+    if (close != std::string::npos) {
+        std::istringstream fields(text.substr(close + 1));
+        std::string field;
+        for (int k = 3; k <= 15 && fields >> field; ++k)
+            if (k == 14 || k == 15) activity += field + " ";  // utime, stime
+    }
+    std::ifstream status(task + "/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.find("ctxt_switches:") != std::string::npos) activity += line + " ";
+    return activity;
 }
 
 }  // namespace
@@ -915,17 +961,10 @@ int Child::stop_tree(bool stopped)
     const int signal = stopped ? SIGSTOP : SIGCONT;
     std::set<int> signalled;
     // A process that forks between two scans is found by the next one; a tree that keeps
-    // changing is given up on after a few rounds (its processes are stopped one by one anyway).
+    // changing is given up on after a few rounds (tree_stopped() tells whether it held still).
     for (int round = 0; round < 8; ++round) {
-        std::set<int> tree{pid_};
-        const auto links = parent_links();
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (const auto& [pid, parent] : links)
-                if (tree.count(parent) && tree.insert(pid).second) grew = true;
-        }
         bool fresh = false;
-        for (const int pid : tree)
+        for (const auto& [pid, state] : tree_below(pid_, process_links()))
             if (signalled.insert(pid).second) {
                 ::kill(pid, signal);
                 fresh = true;
@@ -935,16 +974,57 @@ int Child::stop_tree(bool stopped)
     return static_cast<int>(signalled.size());
 }
 
+bool Child::tree_stopped(std::chrono::milliseconds patience)
+{
+    if (pid_ <= 0 || reaped_) return false;
+    const auto give_up = std::chrono::steady_clock::now() + patience;
+    // Two scans in a row with every process stopped: one that was continued after the first
+    // scan read it (by another of the tree, not stopped yet) runs during the second.
+    for (int clean = 0; clean < 2;) {
+        bool all = true;
+        for (const auto& [pid, state] : tree_below(pid_, process_links()))
+            if (!stopped_state(state)) {
+                all = false;
+                ::kill(pid, SIGSTOP);  // continued by another process of the tree, or not stopped yet
+            }
+        clean = all ? clean + 1 : 0;
+        if (clean == 2) break;
+        if (std::chrono::steady_clock::now() > give_up) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+std::map<int, std::string> Child::tree_activity() const
+{
+    std::map<int, std::string> activity;
+    if (pid_ <= 0 || reaped_) return activity;
+    for (const auto& [pid, state] : tree_below(pid_, process_links())) {
+        const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+        std::string all;
+        if (DIR* tasks = ::opendir(dir.c_str())) {
+            std::vector<std::string> names;
+            while (const dirent* entry = ::readdir(tasks))
+                if (entry->d_name[0] != '.') names.emplace_back(entry->d_name);
+            ::closedir(tasks);
+            std::sort(names.begin(), names.end());
+            for (const auto& name : names) all += name + ": " + thread_activity(dir + "/" + name) + "; ";
+        }
+        activity[pid] = std::string(1, state ? state : '?') + " " + all;
+    }
+    return activity;
+}
+
 int kill_orphaned_children(int except)
 {
     // The children of every Child object still in use, in this thread or another, are not orphans.
     std::lock_guard<std::mutex> scanning(live_children_mutex);
     const int self = static_cast<int>(::getpid());
     int killed = 0;
-    for (const auto& [pid, parent] : parent_links()) {
-        if (parent != self || pid == except || live_children.count(pid)) continue;
-        ::kill(static_cast<pid_t>(pid), SIGKILL);
-        ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
+    for (const auto& link : process_links()) {
+        if (link.parent != self || link.pid == except || live_children.count(link.pid)) continue;
+        ::kill(static_cast<pid_t>(link.pid), SIGKILL);
+        ::waitpid(static_cast<pid_t>(link.pid), nullptr, 0);
         ++killed;
     }
     return killed;

@@ -155,7 +155,19 @@ private:
             send(commands_, MessageType::unmap_timing, nlohmann::json::object());
             conversation_.expect(answers_, MessageType::timing_unmapped);
         }
-        void pause(bool paused) override { child_.stop_tree(paused); }
+        bool pause(bool paused) override
+        {
+            child_.stop_tree(paused);
+            if (!paused) return false;
+            const bool stopped = child_.tree_stopped(std::chrono::milliseconds(500));
+            paused_activity_ = child_.tree_activity();
+            return stopped;
+        }
+        int process_id() const override { return child_.pid(); }
+        bool stayed_paused() override
+        {
+            return child_.tree_stopped(std::chrono::milliseconds(0)) && child_.tree_activity() == paused_activity_;
+        }
 
     private:
         // One of the runner's own commands: the time since its last one was not its own.
@@ -169,6 +181,7 @@ private:
         ChannelWriter& commands_;
         ChannelReader& answers_;
         Clock::time_point last_ = Clock::now();
+        std::map<int, std::string> paused_activity_;  // the tree's, once pause(true) stopped it
     };
 
     void extend(Clock::duration by)

@@ -43,10 +43,11 @@ bool reference_slowed(const CaseTiming& timing)
     return alone > 0 && counted_reference_ms(beside, alone) != beside;
 }
 
-// The submission's runner stopped for as long as this lives.
+// The submission's runner stopped for as long as this lives; `stopped` says whether all of it is.
 struct Paused {
     TimedWorker& worker;
-    explicit Paused(TimedWorker& w) : worker(w) { worker.pause(true); }
+    bool stopped = false;
+    explicit Paused(TimedWorker& w) : worker(w) { stopped = worker.pause(true); }
     ~Paused() { worker.pause(false); }
     Paused(const Paused&) = delete;
     Paused& operator=(const Paused&) = delete;
@@ -105,10 +106,10 @@ Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case&
     try {
         // Timed once more where a process of no grading used the GPU around it.
         for (int run = 0; run < 2; ++run) {
-            const std::string before = intruders_ ? intruders_(std::nullopt) : std::string();
+            const std::string before = intruders_ ? intruders_(std::nullopt, 0) : std::string();
             const auto began = std::chrono::system_clock::now();
             timing.alone = harness::timing::time_alone(server_, *reference_, timing.spec, plan_);
-            const std::string after = intruders_ ? intruders_(began) : std::string();
+            const std::string after = intruders_ ? intruders_(began, 0) : std::string();
             if (before.empty() && after.empty()) break;
         }
         timing.fixed_cost_ms = fixed_cost_ms(timing.alone.windows);
@@ -146,18 +147,33 @@ CaseTiming SpeedCaseTimer::time_in_turns(const Exercise& exercise, const Case& c
     ReferenceWorker* reference = reference_ != nullptr && reference_->failure().empty() ? reference_ : nullptr;
     try {
         for (int run = 0; run < 2; ++run) {
-            const std::string before = intruders_ ? intruders_(std::nullopt) : std::string();
+            const std::string before = intruders_ ? intruders_(std::nullopt, 0) : std::string();
             const auto began = std::chrono::system_clock::now();
             timing.turns.push_back(
                 harness::timing::time_in_turns(server_, student, reference, timing.spec, plan_, timing.fixed_cost_ms));
-            const std::string after = intruders_ ? intruders_(began) : std::string();
+            const std::string after = intruders_ ? intruders_(began, 0) : std::string();
             timing.other_processes = !before.empty() ? before : after;
             if (timing.other_processes.empty()) break;
         }
         if (reference != nullptr && reference_slowed(timing)) {
             const Paused paused(student);
             try {
-                timing.alone_after = harness::timing::time_alone(server_, *reference, timing.spec, plan_);
+                // A runner whose processes could not all be stopped, or of which one ran while the
+                // reference was timed (continued by another of its processes), gives no anchor.
+                // Nor does one with company on the GPU around it (NVML, as for the turns) that the
+                // turns did not have: company in both (a neighbour's grading busy throughout) is the
+                // machine's state, as drift is, and the anchor then tells it from a slowed reference.
+                if (paused.stopped) {
+                    const std::string before = intruders_ ? intruders_(std::nullopt, 0) : std::string();
+                    const auto began = std::chrono::system_clock::now();
+                    timing.alone_after = harness::timing::time_alone(server_, *reference, timing.spec, plan_);
+                    const std::string after = intruders_ ? intruders_(began, 0) : std::string();
+                    const bool new_company = (!before.empty() || !after.empty()) && timing.other_processes.empty();
+                    // And none where the stopped runner's GPU work, queued before the stop, went on.
+                    const bool runner_busy = intruders_ && student.process_id() > 0 &&
+                                             !intruders_(began, student.process_id()).empty();
+                    if (!student.stayed_paused() || new_company || runner_busy) timing.alone_after = {};
+                }
             } catch (const ReferenceFailure&) {
                 timing.alone_after = {};  // no second anchor: the judge keeps the first
             }

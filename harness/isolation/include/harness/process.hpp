@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -118,6 +119,14 @@ public:
     // --new-session). Returns how many processes were signalled. GPU work they queued before
     // the stop still runs: only the CPU side stops.
     int stop_tree(bool stopped);
+    // After stop_tree(true): whether every process of the tree is stopped (or gone), in two scans
+    // of /proc in a row; one still running (continued by another process of the tree before that
+    // one stopped, a tracer that swallowed its SIGSTOP) is stopped again meanwhile. False where
+    // some still ran after `patience`.
+    bool tree_stopped(std::chrono::milliseconds patience);
+    // What each process of the tree has run so far (its threads' CPU ticks and context switches,
+    // and its state): unchanged between two calls only where none of them ran in between.
+    std::map<int, std::string> tree_activity() const;
 
 private:
     Child();

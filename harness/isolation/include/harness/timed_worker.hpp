@@ -21,8 +21,14 @@ public:
     virtual void unmap() = 0;
     // Stops (true) or continues (false) every process of the runner, so that it cannot start GPU
     // work while the reference is timed alone beside it (work queued before shows in the timing
-    // server's own GPU times). The reference's worker never needs it.
-    virtual void pause(bool /*paused*/) {}
+    // server's own GPU times). The reference's worker never needs it. Returns, for a stop, whether
+    // every process of the runner is stopped now (false: a worker that cannot be stopped).
+    virtual bool pause(bool /*paused*/) { return false; }
+    // After pause(true): whether none of the runner's processes ran since (one that another
+    // process of it continued, say).
+    virtual bool stayed_paused() { return false; }
+    // The process id of the runner (its tree's root), 0 where it has none of its own.
+    virtual int process_id() const { return 0; }
 };
 
 }  // namespace harness

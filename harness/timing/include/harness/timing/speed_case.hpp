@@ -38,8 +38,11 @@ struct CaseTiming {
 
 // The processes that keep the GPU from being the grading's alone, named ("pid 4242 (python3)"),
 // empty for none (grading/gpu_monitor.hpp). Asked before a timing with no time, and after it with
-// the time it began: another grading's processes count only if they were busy since then.
-using GpuCompany = std::function<std::string(std::optional<std::chrono::system_clock::time_point> busy_since)>;
+// the time it began: another grading's processes count only if they were busy since then. With a
+// `stopped_runner` (a process id, 0 for none): instead, that runner's processes (it and those
+// below it) that were busy since `busy_since`: GPU work it queued before it was stopped.
+using GpuCompany =
+    std::function<std::string(std::optional<std::chrono::system_clock::time_point> busy_since, int stopped_runner)>;
 
 // The timing in turns that counts: the one whose student median is lower (company on the GPU
 // rarely stays, and a forgery is charged in both). `timing.turns` must not be empty.

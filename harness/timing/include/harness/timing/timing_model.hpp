@@ -31,9 +31,11 @@ double counted_reference_ms(double beside_ms, double alone_ms);
 double median_call_ms(const std::vector<Window>& windows, double fixed_cost_ms, int reps);
 
 // Whether the timing server's own GPU work (writing the inputs, the checksums) took as long in
-// `after` as in `before` (medians within 2%, which it keeps to 0.1% on a GPU it has to itself):
-// a process that kept the GPU busy during `after`, with work queued before it was stopped, say,
-// lengthens that work too.
+// `after` as in `before` (every batch of `after` within 2% of `before`'s median, which it keeps to
+// 0.1% on a GPU it has to itself): a process that kept the GPU busy during `after`, with work
+// queued before it was stopped, say, lengthens that work too. Every batch, not the median: work
+// beside it in fewer than half the batches' server parts (short bursts, a duty cycle) would
+// leave the median as it was while it slowed every batch's reference part.
 bool same_server_work(const std::vector<Window>& before, const std::vector<Window>& after);
 
 }  // namespace harness::timing
