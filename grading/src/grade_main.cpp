@@ -13,6 +13,7 @@
 #include "grading/command_line.hpp"
 #include "grading/console.hpp"
 #include "grading/device_probe.hpp"
+#include "grading/first_fix.hpp"
 #include "grading/formats.hpp"
 #include "grading/gpu_monitor.hpp"
 #include "grading/grader.hpp"
@@ -194,6 +195,7 @@ int run_grade(grading::GradeCommand command)
         formats.rubric = command.options.rubric;  // the split of each exercise's points, as scored
         grading::write_requested_formats(report, formats);
         grading::print_summary_table(report, std::cout, colour);
+        grading::print_first_fixes(report, std::cout);  // --quiet too: what to do next
         progress << "results written to " << command.output << "\n";
         if (command.options.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
         // The last line, --quiet or not: what a build step or a script that ran grade shows.

@@ -46,8 +46,6 @@ std::optional<WrongRepetition> first_wrong_repetition(const harness::Exercise& e
     return std::nullopt;
 }
 
-namespace {
-
 std::string cuda_error_hint(const std::string& error)
 {
     static const std::map<std::string, std::string> hints = {
@@ -67,8 +65,6 @@ std::string cuda_error_hint(const std::string& error)
     const auto hit = hints.find(error);
     return hit == hints.end() ? "" : hit->second;
 }
-
-}  // namespace
 
 CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,
                          const std::string& grade_command)

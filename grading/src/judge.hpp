@@ -20,6 +20,10 @@ namespace grading::detail {
 CaseResult describe_case(const harness::Exercise& exercise, const harness::Case& c, const std::string& submission,
                          const std::string& grade_command);
 
+// What a CUDA error (its name, "cudaErrorIllegalAddress") usually means in a student's kernel, in
+// words; empty for an error without a hint.
+std::string cuda_error_hint(const std::string& error);
+
 // The verdict on one settled case: the check of its output, or what stopped it. Throws on data no
 // runner sends (the caller reports a protocol_error).
 void judge(const harness::Exercise& exercise, const harness::Case& c, harness::CaseRun& run, CaseResult& r);

@@ -1,6 +1,7 @@
 #include "grading/report.hpp"
 
 #include "grading/console.hpp"
+#include "grading/first_fix.hpp"
 #include "harness/cases.hpp"
 #include "harness/text.hpp"
 
@@ -191,6 +192,7 @@ nlohmann::json to_json(const GradeReport& report)
         exercises.push_back({{"name", e.name},
                              {"status", e.status},
                              {"message", e.message},
+                             {"first_fix", first_fix(e)},
                              {"source", e.source},
                              {"points", e.points},
                              {"max_points", e.max_points},

@@ -164,6 +164,11 @@ TEST_CASE("missing block offsets in the whole-array scan")
     const Diagnosis d = f.check();
     CHECK(d.detail["pattern"] == "missing_block_offsets");
     CHECK(mentions(d, "sums of all earlier sections are never added"));
+    // The sentence that names it, for the first-fix summary (grading/first_fix.hpp): not the findings
+    // on the first wrong element or on the sections, which come before it.
+    REQUIRE(d.detail.contains("pattern_finding"));
+    CHECK(d.findings.at(d.detail["pattern_finding"].get<std::size_t>()).find("sums of all earlier sections are never "
+                                                                             "added") != std::string::npos);
     CHECK(mentions(d, "every section from 1 on, and none before"));
 }
 
@@ -198,6 +203,8 @@ TEST_CASE("one wrong element is no pattern: no offset or section size is claimed
     const Diagnosis d = f.check();
     CHECK_FALSE(d.correct);
     CHECK_FALSE(d.detail.contains("pattern"));
+    CHECK_FALSE(d.detail.contains("pattern_finding"));
+    CHECK_FALSE(d.detail.contains("unwritten_finding"));
     ScanFixture k("scan_kogge_stone", 4096);
     k.out.values[1500] += 3;
     CHECK_FALSE(k.check().detail.contains("pattern"));  // section scans add no offsets at all
@@ -226,9 +233,12 @@ TEST_CASE("an unwritten tail and a fully unwritten output")
     Diagnosis d = f.check();
     CHECK(mentions(d, "the last 452 element(s) were never written (out[2,048] to out[2,499])"));
     CHECK(mentions(d, "out[2,048] was never written"));
+    // The sentence that says so (grading/first_fix.hpp quotes it), not the first wrong element's.
+    CHECK(d.findings.at(d.detail["unwritten_finding"].get<std::size_t>()).rfind("the last 452 element(s)", 0) == 0);
     f.out.unwritten.assign(2500, true);
     d = f.check();
     CHECK(mentions(d, "no output element was written"));
+    CHECK(d.findings.at(d.detail["unwritten_finding"].get<std::size_t>()).rfind("no output element was written", 0) == 0);
     CHECK(d.summary == "2,500 of 2,500 output element(s) wrong");
 }
 

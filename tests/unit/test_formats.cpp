@@ -68,6 +68,13 @@ TEST_CASE("Gradescope: only documented keys, two tests per exercise, points that
     CHECK(contains(failing, "**n=4096/float**: cuda error"));
     CHECK(contains(failing, "**n=65536/float**: not run"));
     CHECK_FALSE(contains(failing, "**n=1/int**"));
+    // What to fix first, at the top (grading/first_fix.hpp): the cases of the fixture have no size, so
+    // the clearest failure among them, the CUDA error.
+    CHECK(failing.rfind("Fix first: n=4096/float (the smallest failing case): the launcher left "
+                        "cudaErrorIllegalAddress. Rerun it: grade --submission s --exercise vector\\_add --case "
+                        "n=4096/float\n\n**2 of 5 cases passed",
+                        0) == 0);
+    CHECK_FALSE(contains(tests[2].at("output"), "Fix first"));  // every case passed
 
     // Correct but slow: correctness passed in full, speed failed with part of its points.
     CHECK(tests[2].at("name") == "scan_kogge_stone: correctness");
@@ -83,6 +90,7 @@ TEST_CASE("Gradescope: only documented keys, two tests per exercise, points that
     CHECK(tests[4].at("score") == 0);
     const std::string compile = tests[4].at("output");
     CHECK(contains(compile, "**Compile error**: nvcc failed"));
+    CHECK(compile.rfind("Fix first: the compiler's first error: conv2d\\_tiled.cu(12): error: expected a \";\"\n\n", 0) == 0);
     CHECK(contains(compile, "```\nconv2d_tiled.cu(12): error"));
     CHECK(contains(compile, "a < b && c"));  // verbatim inside the fenced block
     CHECK_FALSE(contains(compile, "\x01"));
@@ -133,6 +141,11 @@ TEST_CASE("PrairieLearn: documented fields, a score between 0 and 1")
     // Plain text: PrairieLearn shows it as written.
     CHECK(contains(p.at("tests")[0].at("output"), "first wrong element: out[1,024] = 1, expected 2"));
     CHECK(contains(p.at("tests")[4].at("output"), "    if (a < b && c)"));
+    // What to fix first, at the top, plain.
+    CHECK(p.at("tests")[0].at("output").get<std::string>().rfind(
+              "Fix first: n=4096/float (the smallest failing case): the launcher left cudaErrorIllegalAddress. Rerun "
+              "it: grade --submission s --exercise vector_add --case n=4096/float\n\n",
+              0) == 0);
 }
 
 TEST_CASE("library use: every case passes, yet no test passes and no leaderboard entry")

@@ -159,7 +159,10 @@ TEST_CASE("Markdown summary: the total, one table row per exercise, what failed"
                    "  - first wrong element: out\\[1,024\\] = 1, expected 2\n"
                    "  - rerun: `grade --submission s --exercise vector_add --case n=1025/int`\n"));
     CHECK_FALSE(contains(md, "### scan\\_kogge\\_stone"));
-    CHECK(contains(md, "### conv2d\\_tiled: compile error\n\nnvcc failed\n\n```\nconv2d_tiled.cu(12)"));
+    CHECK(contains(md, "### conv2d\\_tiled: compile error\n\nFix first: the compiler's first error: conv2d\\_tiled.cu(12): "
+                       "error: expected a \";\"\n\nnvcc failed\n\n```\nconv2d_tiled.cu(12)"));
+    // What to fix first, at the top of each failing exercise's section (grading/first_fix.hpp).
+    CHECK(contains(md, "### vector\\_add: 3 of 5 cases failed\n\nFix first: n=4096/float (the smallest failing case): "));
     CHECK(contains(md, "Not submitted: histogram.\n"));
 
     // A "|" in a cell is escaped, so the row keeps its columns.

@@ -332,6 +332,9 @@ TEST_CASE("a wrong output that differs between two runs is reported as a race")
     const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
     CHECK(c.at("status") == "wrong");
     CHECK(c.at("detail").at("changes_between_runs") == true);
+    // The race's finding comes after the one that names the mistake: first_fix still quotes that one.
+    const std::string fix = exercise(run, "scan_kogge_stone").at("first_fix");
+    CHECK(fix.find("): every wrong element equals the sum of the elements BEFORE it") != std::string::npos);
 }
 
 TEST_CASE("a process that escapes the runner's process group is killed all the same")
@@ -404,7 +407,7 @@ TEST_CASE("one case by its label, and a usage error for an unknown one")
     CHECK(bad.output.find("no case 'n=7/none'") != std::string::npos);
 }
 
-TEST_CASE("--quiet prints the table alone; exit code 0 when every case passed, 1 when one did not")
+TEST_CASE("--quiet prints the table and what to fix first; exit code 0 when every case passed, 1 when one did not")
 {
     const GradeRun passed = grade_fake("quiet_pass", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
                                        {"--exercise", "scan_kogge_stone", "--case", "n=1025/int", "--quiet"});
@@ -418,6 +421,11 @@ TEST_CASE("--quiet prints the table alone; exit code 0 when every case passed, 1
                                        {"--exercise", "scan_kogge_stone", "--case", "n=1025/int", "--quiet"});
     CHECK(failed.exit_code == 1);
     CHECK(failed.output.find("rerun:") == std::string::npos);
+    // One line on what to fix first (grading/first_fix.hpp), from the checks' own sentence.
+    CHECK(failed.output.find("scan_kogge_stone: Fix first: n=1025/int (the smallest failing case): every wrong "
+                             "element equals the sum of the elements BEFORE it (an exclusive scan)") != std::string::npos);
+    CHECK(failed.output.find("Rerun it: ") != std::string::npos);
+    CHECK(passed.output.find("Fix first") == std::string::npos);
 }
 
 TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait costs the submission nothing")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "grading/first_fix.hpp"
 #include "text.hpp"
 
 namespace grading::formats {
@@ -199,8 +200,10 @@ std::string technique_sentences(const ExerciseResult& exercise, Markup markup)
 
 std::string correctness_details(const ExerciseResult& exercise, Markup markup)
 {
+    const std::string fix = first_fix(exercise);
+    const std::string fix_first = fix.empty() ? "" : shown(fix, markup) + "\n\n";
     if (exercise.status != ExerciseStatus::graded) {
-        std::string out = strong(capitalized(spoken(exercise.status)), markup);
+        std::string out = fix_first + strong(capitalized(spoken(exercise.status)), markup);
         if (!exercise.message.empty()) out += ": " + shown(exercise.message, markup);
         out += "\n";
         if (!exercise.compile_output.empty() && exercise.status != ExerciseStatus::missing_launcher)
@@ -219,7 +222,7 @@ std::string correctness_details(const ExerciseResult& exercise, Markup markup)
     }
     if (failing > shown_cases)
         out += "\n... and " + plural(failing - shown_cases, "more failing case") + " (results.json lists them all)\n";
-    return failing > 0 ? out + runner_output(exercise, markup) : out;
+    return fix_first + (failing > 0 ? out + runner_output(exercise, markup) : out);
 }
 
 std::string speed_details(const ExerciseResult& exercise, const Rubric& rubric, Markup markup)

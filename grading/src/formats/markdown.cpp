@@ -1,6 +1,7 @@
 // A Markdown summary for a CI job summary ($GITHUB_STEP_SUMMARY) or a pull request comment: the
 // table first, then only what needs fixing, short; results.json and the job log hold the rest.
 #include "feedback.hpp"
+#include "grading/first_fix.hpp"
 #include "grading/formats.hpp"
 #include "text.hpp"
 
@@ -46,8 +47,10 @@ std::string failure_section(const ExerciseResult& e)
 {
     if (e.status == ExerciseStatus::not_submitted) return "";
     const std::string heading = "### " + md_text(e.name) + ": ";
+    const std::string fix = first_fix(e);
+    const std::string fix_first = fix.empty() ? "" : md_text(fix) + "\n\n";
     if (e.status != ExerciseStatus::graded) {
-        std::string out = heading + md_text(formats::spoken(e.status)) + "\n\n";
+        std::string out = heading + md_text(formats::spoken(e.status)) + "\n\n" + fix_first;
         if (!e.message.empty()) out += md_text(e.message) + "\n\n";
         if (!e.compile_output.empty() && e.status != ExerciseStatus::missing_launcher)
             out += formats::md_block(formats::first_lines(e.compile_output, max_compile_lines)) + "\n";
@@ -62,6 +65,7 @@ std::string failure_section(const ExerciseResult& e)
          : !e.library_use.empty() ? "library use"
                                   : "technique") +
         "\n\n";
+    out += fix_first;
     if (!e.message.empty()) out += md_text(e.message) + "\n\n";
     if (!technique.empty()) out += technique.substr(1) + "\n";
     std::size_t listed = 0;

@@ -326,6 +326,7 @@ void describe_unwritten(const detail::ArrayComparison& cmp, Diagnosis& d)
 {
     const auto n = static_cast<std::int64_t>(cmp.marks.size());
     if (cmp.unwritten == 0) return;
+    d.detail["unwritten_finding"] = d.findings.size();  // the sentence pushed next
     if (cmp.unwritten == n) {
         d.findings.push_back(
             "no output element was written: does the launcher launch a kernel, and does the "
@@ -417,6 +418,8 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
             describe_nan_and_family(exercise, c, inputs, expected, cmp, d);
         }
     }
+    // A named mistake's sentence is the last finding pushed with it (the family checks' convention).
+    if (d.detail.contains("pattern")) d.detail["pattern_finding"] = d.findings.size() - 1;
     if (cmp.bad > 0 && raw.repeat_checksum) {
         const bool changed = raw.output_checksum(type) != *raw.repeat_checksum;
         d.detail["changes_between_runs"] = changed;

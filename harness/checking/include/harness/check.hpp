@@ -72,7 +72,10 @@ struct Diagnosis {
     bool correct = false;
     std::string summary;                // one line, e.g. "1,536 of 4,096 elements wrong"
     std::vector<std::string> findings;  // what went wrong and where, in words a student can act on
-    nlohmann::json detail;              // the same as data: first_wrong, counts, sections, ...
+    // The same as data: first_wrong, counts, sections, ...; where a family check names the mistake,
+    // "pattern" (its id) and "pattern_finding" (the index in findings of the sentence that names it);
+    // where elements were never written, "unwritten_finding" (the index of the sentence that says so).
+    nlohmann::json detail;
 };
 
 Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
