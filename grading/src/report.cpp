@@ -68,9 +68,8 @@ nlohmann::json redacted_case_json(const CaseResult& c)
             {"status", c.status}, {"summary", c.summary}, {"timing", timing}};
 }
 
-nlohmann::json case_json(const CaseResult& c, bool redacted)
+nlohmann::json case_json(const CaseResult& c)
 {
-    if (redacted && c.hidden) return redacted_case_json(c);
     nlohmann::json j = {{"index", c.index},
                         {"label", c.label},
                         {"hidden", c.hidden},
@@ -135,8 +134,11 @@ nlohmann::json to_json(const GradeReport& report)
 {
     nlohmann::json exercises = nlohmann::json::array();
     for (const auto& e : report.exercises) {
-        nlohmann::json cases = nlohmann::json::array();
-        for (const auto& c : e.cases) cases.push_back(case_json(c, report.hidden_cases.redacted));
+        // A student's view (hidden_cases.hpp) lists its hidden cases apart, as little as they are.
+        nlohmann::json cases = nlohmann::json::array(), hidden_cases = nlohmann::json::array();
+        for (const auto& c : e.cases)
+            (report.hidden_cases.redacted && c.hidden ? hidden_cases : cases)
+                .push_back(report.hidden_cases.redacted && c.hidden ? redacted_case_json(c) : case_json(c));
         exercises.push_back({{"name", e.name},
                              {"status", e.status},
                              {"message", e.message},
@@ -153,7 +155,10 @@ nlohmann::json to_json(const GradeReport& report)
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},
                              {"cases", cases}});
-        if (!report.hidden_cases.redacted) exercises.back()["hidden_runner_output"] = e.hidden_runner_output;
+        if (report.hidden_cases.redacted)
+            exercises.back()["hidden_cases"] = hidden_cases;
+        else
+            exercises.back()["hidden_runner_output"] = e.hidden_runner_output;
     }
     const HiddenCasesSummary& hidden = report.hidden_cases;
     nlohmann::json results = {{"schema_version", results_schema_version},

@@ -253,8 +253,8 @@ TEST_CASE("a hidden case that fails: its status for the student, everything for 
     CHECK(crashed.at("summary").get<std::string>().find("SIGSEGV") != std::string::npos);
     const json students = json::parse(file_text(crash.dir / "out" / "student-results.json"));
     int crashed_hidden = 0;
-    for (const auto& c : students.at("exercises").at(0).at("cases")) {
-        if (c.at("hidden") != true) continue;
+    for (const auto& c : students.at("exercises").at(0).at("cases")) CHECK(c.at("hidden") == false);
+    for (const auto& c : students.at("exercises").at(0).at("hidden_cases")) {
         CHECK(c.at("label").get<std::string>().rfind("hidden case ", 0) == 0);
         CHECK_FALSE(c.contains("seed"));
         CHECK_FALSE(c.contains("n"));
