@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -23,7 +24,17 @@ struct NvmlProcessInfo {
 };
 constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2;  // nvmlClockType_t
 constexpr int nvml_temperature_gpu = 0;               // nvmlTemperatureSensors_t
-constexpr NvmlReturn nvml_insufficient_size = 7;
+constexpr NvmlReturn nvml_insufficient_size = 7, nvml_not_found = 6;
+// nvmlProcessUtilizationSample_t (nvmlDeviceGetProcessUtilization): one per process that was busy
+// in a sample period after the time asked for.
+struct NvmlProcessUtilization {
+    unsigned int pid;
+    unsigned long long time_stamp;  // CPU time, microseconds since the epoch
+    unsigned int sm_util, memory_util, encoder_util, decoder_util;
+};
+// NVML records a process's utilization per sample period (about 1/6 s): a sample taken just after
+// a timing began can still hold work from before it, so only later samples count.
+constexpr auto utilization_sample_period = std::chrono::milliseconds(200);
 
 // nvmlClocksEventReasons bits (nvmlDeviceGetCurrentClocksEventReasons).
 const std::vector<std::pair<unsigned long long, const char*>> clock_event_reasons = {
@@ -50,6 +61,7 @@ struct GpuMonitor::Nvml {
     NvmlReturn (*temperature)(NvmlDevice, int, unsigned int*) = nullptr;
     NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;
     NvmlReturn (*clock_reasons)(NvmlDevice, unsigned long long*) = nullptr;
+    NvmlReturn (*process_utilization)(NvmlDevice, NvmlProcessUtilization*, unsigned int*, unsigned long long) = nullptr;
 
     ~Nvml()
     {
@@ -81,6 +93,7 @@ GpuMonitor::GpuMonitor(const std::string& uuid)
         why_unavailable_ = "this NVML lacks the functions the grader uses (a driver older than 510?)";
         return;
     }
+    symbol(nvml->process_utilization, "nvmlDeviceGetProcessUtilization");
     if (!symbol(nvml->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
         symbol(nvml->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (init() != 0) {
@@ -116,29 +129,87 @@ bool descends_from(int pid, int ancestor)
     return pid == ancestor;
 }
 
-std::string GpuMonitor::intruders() const
+bool below_executable(int pid, const std::string& executable, int self)
+{
+    if (executable.empty()) return false;
+    for (int hops = 0; pid > 1 && hops < 64; ++hops) {
+        if (pid != self) {
+            std::error_code error;
+            const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", error);
+            if (!error && exe == executable) return true;
+        }
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text;
+        if (!std::getline(stat, text)) return false;
+        const auto close = text.rfind(')');
+        if (close == std::string::npos) return false;
+        std::istringstream rest(text.substr(close + 1));
+        std::string state;
+        int parent = 0;
+        if (!(rest >> state >> parent)) return false;
+        pid = parent;
+    }
+    return false;
+}
+
+std::string company(const std::vector<GpuProcess>& processes, bool check_gradings, const std::set<int>* busy)
+{
+    std::string found;
+    for (const auto& p : processes) {
+        if (p.ours) continue;
+        if (p.grading && !(check_gradings && (busy == nullptr || busy->count(p.pid)))) continue;
+        found += (found.empty() ? "" : ", ") + std::string("pid ") + std::to_string(p.pid) +
+                 (p.name.empty() ? std::string(" (not visible from here)") : " (" + p.name + ")") +
+                 (p.grading ? " of another grading, busy" : "");
+    }
+    return found;
+}
+
+std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_point> busy_since) const
 {
     if (!nvml_) return {};
-    std::vector<NvmlProcessInfo> processes(64);
-    unsigned int count = static_cast<unsigned int>(processes.size());
-    NvmlReturn result = nvml_->running_processes(nvml_->device, &count, processes.data());
+    std::vector<NvmlProcessInfo> listed(64);
+    unsigned int count = static_cast<unsigned int>(listed.size());
+    NvmlReturn result = nvml_->running_processes(nvml_->device, &count, listed.data());
     if (result == nvml_insufficient_size) {
-        processes.resize(count + 16);
-        count = static_cast<unsigned int>(processes.size());
-        result = nvml_->running_processes(nvml_->device, &count, processes.data());
+        listed.resize(count + 16);
+        count = static_cast<unsigned int>(listed.size());
+        result = nvml_->running_processes(nvml_->device, &count, listed.data());
     }
     if (result != 0) return {};
     const int self = static_cast<int>(getpid());
-    std::string found;
-    for (unsigned int k = 0; k < count && k < processes.size(); ++k) {
-        const int pid = static_cast<int>(processes[k].pid);
-        if (descends_from(pid, self)) continue;
-        std::string name;
-        std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/comm"), name);
-        found += (found.empty() ? "" : ", ") + std::string("pid ") + std::to_string(pid) +
-                 (name.empty() ? std::string(" (not visible from here)") : " (" + name + ")");
+    std::error_code error;
+    const std::string executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
+    std::vector<GpuProcess> processes;
+    for (unsigned int k = 0; k < count && k < listed.size(); ++k) {
+        GpuProcess p;
+        p.pid = static_cast<int>(listed[k].pid);
+        p.ours = descends_from(p.pid, self);
+        p.grading = !p.ours && below_executable(p.pid, executable, self);
+        std::getline(std::ifstream("/proc/" + std::to_string(p.pid) + "/comm"), p.name);
+        processes.push_back(std::move(p));
     }
-    return found;
+    // Which processes NVML saw busy since the timing began (plus a sample period).
+    std::set<int> busy;
+    bool samples = false;
+    if (busy_since && nvml_->process_utilization) {
+        const auto since = std::chrono::duration_cast<std::chrono::microseconds>(
+                               (*busy_since + utilization_sample_period).time_since_epoch()).count();
+        unsigned int n = 0;
+        result = nvml_->process_utilization(nvml_->device, nullptr, &n, static_cast<unsigned long long>(since));
+        if (result == nvml_not_found) {
+            samples = true;  // no process was busy since then
+        } else if (result == nvml_insufficient_size || result == 0) {
+            std::vector<NvmlProcessUtilization> utilization(n + 16);
+            n = static_cast<unsigned int>(utilization.size());
+            result = nvml_->process_utilization(nvml_->device, utilization.data(), &n,
+                                                static_cast<unsigned long long>(since));
+            samples = result == 0 || result == nvml_not_found;
+            for (unsigned int k = 0; result == 0 && k < n && k < utilization.size(); ++k)
+                if (utilization[k].sm_util > 0 || utilization[k].memory_util > 0) busy.insert(static_cast<int>(utilization[k].pid));
+        }
+    }
+    return company(processes, busy_since.has_value(), samples ? &busy : nullptr);
 }
 
 nlohmann::json GpuMonitor::clocks() const

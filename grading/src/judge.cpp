@@ -94,19 +94,6 @@ namespace {
 using harness::timing::call_times;
 using harness::timing::median;
 
-// The timing in turns that counts: the one whose student median is lower (company on the GPU
-// rarely stays, and a forgery is charged in both).
-const harness::timing::PairedTiming& counted_turns(const harness::timing::CaseTiming& timing)
-{
-    const int reps = timing.spec.shape.reps;
-    const harness::timing::PairedTiming* best = &timing.turns.front();
-    for (const auto& turns : timing.turns)
-        if (median(call_times(turns.student, harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, turns), reps)) <
-            median(call_times(best->student, harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, *best), reps)))
-            best = &turns;
-    return *best;
-}
-
 // The columns of a batch's row in TimingResult::batches.
 const nlohmann::json batch_columns = {"counted", "launched", "window_ms", "grader_ms", "generate_gpu_ms",
                                       "checksum_gpu_ms"};
@@ -139,14 +126,15 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
         t.note = timing.failure.empty() ? "no timing" : timing.failure + ": the case was not timed";
         return t;
     }
-    const harness::timing::PairedTiming& turns = counted_turns(timing);
+    const harness::timing::PairedTiming& turns = harness::timing::counted_turns(timing);
     const double fixed = harness::timing::lower_fixed_cost_ms(timing.fixed_cost_ms, turns);
     t.fixed_cost_ms = fixed;
     t.batches = {{"columns", batch_columns},
                  {"alone", batch_rows(timing.alone.windows)},
                  {"student", batch_rows(turns.student)},
                  {"reference", batch_rows(turns.reference)},
-                 {"reference_empty", batch_rows(turns.reference_empty)}};
+                 {"reference_empty", batch_rows(turns.reference_empty)},
+                 {"alone_after", batch_rows(timing.alone_after.windows)}};
     std::vector<std::string> notes;
     t.student_samples_ms = call_times(turns.student, fixed, reps);
     t.student = harness::timing::summarize(t.student_samples_ms);
@@ -188,11 +176,11 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
         if (paired && timing.alone.capped)
             notes.push_back("the reference's timing alone was disturbed (it hit its caps before its median was "
                             "known), so its turns beside the submission were not held to it");
-        else if (paired &&
-                 harness::timing::counted_reference_ms(t.reference_ms, t.reference_alone_ms) != t.reference_ms) {
-            notes.push_back("the reference ran " + harness::format_value(t.reference_ms / t.reference_alone_ms) +
-                            "x slower beside the submission's runner than alone; its time alone counts");
-            t.reference_ms = t.reference_alone_ms;
+        else if (paired) {
+            const auto counted = harness::timing::counted_reference(timing, t.reference_ms, t.reference_alone_ms);
+            t.reference_ms = counted.ms;
+            t.reference_after_ms = counted.after_ms;
+            if (!counted.note.empty()) notes.push_back(counted.note);
         }
         t.reference_bandwidth_gb_s = bytes / (t.reference_ms * 1e6);
         t.speedup_vs_reference = t.student_ms > 0 ? t.reference_ms / t.student_ms : 0;

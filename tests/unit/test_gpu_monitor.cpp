@@ -5,6 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <set>
+#include <vector>
+
 #include "grading/gpu_monitor.hpp"
 
 TEST_CASE("the grader's own processes are those it started, directly or not")
@@ -50,4 +54,50 @@ TEST_CASE("a monitor that cannot watch the GPU says why, and reports nothing")
     CHECK_FALSE(monitor.why_unavailable().empty());
     CHECK(monitor.intruders().empty());
     CHECK(monitor.clocks().empty());
+}
+
+TEST_CASE("company on the GPU: any process of no grading; another grading's only when NVML saw it busy during the timing")
+{
+    using grading::GpuProcess;
+    const std::vector<GpuProcess> processes = {
+        {101, "grade", true, false},               // this grading's runner
+        {202, "grader_runner", false, true},       // another student's runner in the same class
+        {303, "python3", false, false},            // a process of no grading
+    };
+    const std::set<int> none, neighbour_busy = {202};
+    // Before a timing: the other grading takes the GPU lock for its GPU work, so its idle context is no company.
+    CHECK(grading::company(processes, false, &none) == "pid 303 (python3)");
+    // After it: idle all along, still none; busy during it, company.
+    CHECK(grading::company(processes, true, &none) == "pid 303 (python3)");
+    CHECK(grading::company(processes, true, &neighbour_busy) ==
+          "pid 202 (grader_runner) of another grading, busy, pid 303 (python3)");
+    // A driver that keeps no per-process samples: every other grading's process counts, as before.
+    CHECK(grading::company(processes, true, nullptr).find("pid 202") != std::string::npos);
+    CHECK(grading::company({{101, "grade", true, false}}, true, nullptr).empty());
+}
+
+TEST_CASE("a process below another grade of the same executable belongs to another grading")
+{
+    const int self = static_cast<int>(getpid());
+    std::error_code error;
+    const std::string exe = std::filesystem::read_symlink("/proc/self/exe", error).string();
+    REQUIRE_FALSE(error);
+    // This process itself is not "another" grading, and init runs no test program.
+    CHECK_FALSE(grading::below_executable(self, exe, self));
+    CHECK_FALSE(grading::below_executable(1, exe, self));
+    // A child of this program runs this program (as another grade of the same executable would).
+    int release[2];
+    REQUIRE(pipe(release) == 0);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        char byte;
+        if (read(release[0], &byte, 1) < 0) _exit(1);
+        _exit(0);
+    }
+    CHECK(grading::below_executable(static_cast<int>(child), exe, self));
+    CHECK_FALSE(grading::below_executable(static_cast<int>(child), "/no/such/grade", self));
+    const char byte = 1;
+    REQUIRE(write(release[1], &byte, 1) == 1);
+    waitpid(child, nullptr, 0);
 }

@@ -533,3 +533,49 @@ TEST_CASE("read_file_tail does not follow a symbolic link, nor read a FIFO")
     CHECK(harness::read_file_tail(fifo, 100).empty());  // returns at once, no writer needed
     ::unlink(fifo.c_str());
 }
+
+namespace {
+
+// The state letter of /proc/PID/stat ('T' stopped, 'S' sleeping, ...); 0 when gone.
+char process_state(int pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    const auto close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
+}
+
+}  // namespace
+
+TEST_CASE("a child's whole tree is stopped and continued, a grandchild in a session of its own included")
+{
+    TempFile pid_file;
+    harness::SpawnOptions options;
+    // The child starts a grandchild that leaves its session (setsid, as bwrap --new-session does)
+    // and writes its pid; both then sleep.
+    options.argv = {"/bin/sh", "-c", "setsid sh -c 'echo $$ > " + pid_file.path + "; exec sleep 30' & exec sleep 30"};
+    Child child = Child::spawn(options);
+    int grandchild = 0;
+    for (int k = 0; k < 500 && grandchild == 0; ++k) {
+        std::this_thread::sleep_for(10ms);
+        std::ifstream(pid_file.path) >> grandchild;
+    }
+    REQUIRE(grandchild > 0);
+    CHECK(child.stop_tree(true) >= 2);
+    // Signals are delivered asynchronously: wait for the states (bounded, load-proof).
+    auto state_is = [](int pid, char want) {
+        for (int k = 0; k < 500; ++k) {
+            if (process_state(pid) == want) return true;
+            std::this_thread::sleep_for(10ms);
+        }
+        return false;
+    };
+    CHECK(state_is(child.pid(), 'T'));
+    CHECK(state_is(grandchild, 'T'));
+    CHECK(child.stop_tree(false) >= 2);
+    CHECK(state_is(child.pid(), 'S'));
+    CHECK(state_is(grandchild, 'S'));
+    ::kill(grandchild, SIGKILL);
+    child.kill_and_reap();
+}

@@ -130,3 +130,79 @@ TEST_CASE("every timed call is checked: the reference's checksum on the same see
         CHECK(grading::detail::first_wrong_repetition(e, c, timing, verified));
     }
 }
+
+namespace {
+
+// A batch of the reference alone with the timing server's own GPU times.
+Window server_window(double window_ms, bool launched, double generate_ms, double checksum_ms)
+{
+    Window w = window(window_ms, launched);
+    w.generate_gpu_ms = generate_ms;
+    w.checksum_gpu_ms = checksum_ms;
+    return w;
+}
+
+// An alone timing of `reps` calls a batch: fixed cost 3 ms, calls of `call_ms`, the server's
+// generate and checksum taking `server_ms` and a quarter of it.
+std::vector<Window> alone_windows(double call_ms, double server_ms, int reps = 4)
+{
+    std::vector<Window> windows;
+    for (int k = 0; k < 5; ++k) {
+        windows.push_back(server_window(3 + reps * call_ms, true, server_ms, server_ms / 4));
+        windows.push_back(server_window(3, false, server_ms, server_ms / 4));
+    }
+    return windows;
+}
+
+}  // namespace
+
+TEST_CASE("the timing server's own GPU work tells a GPU that was the grader's alone from one that had company")
+{
+    CHECK(same_server_work(alone_windows(1, 2.0), alone_windows(1, 2.01)));  // 0.5%: the server's own noise
+    CHECK_FALSE(same_server_work(alone_windows(1, 2.0), alone_windows(1, 2.2)));  // work queued beside it
+    CHECK_FALSE(same_server_work(alone_windows(1, 2.0), {}));
+    CHECK(median_call_ms(alone_windows(0.5, 2.0), 3, 4) == doctest::Approx(0.5));
+}
+
+TEST_CASE("a reference slower beside the submission: the machine's drift keeps its time beside, a slowed one its time alone")
+{
+    CaseTiming timing;
+    timing.spec.shape.reps = 4;
+    timing.alone.windows = alone_windows(1.0, 2.0);
+    SUBCASE("within 3% of alone: its time beside counts, no note")
+    {
+        const auto counted = counted_reference(timing, 1.02, 1.0);
+        CHECK(counted.ms == doctest::Approx(1.02));
+        CHECK(counted.note.empty());
+    }
+    SUBCASE("slower, and not timed alone again: its time alone counts")
+    {
+        const auto counted = counted_reference(timing, 1.10, 1.0);
+        CHECK(counted.ms == doctest::Approx(1.0));
+        CHECK(counted.after_ms == 0);
+        CHECK(counted.note.find("its time alone counts") != std::string::npos);
+    }
+    SUBCASE("as slow alone after the turns, the runner stopped, the server's work unchanged: the machine drifted")
+    {
+        timing.alone_after.windows = alone_windows(1.09, 2.0);
+        const auto counted = counted_reference(timing, 1.10, 1.0);
+        CHECK(counted.ms == doctest::Approx(1.10));
+        CHECK(counted.after_ms == doctest::Approx(1.09));
+        CHECK(counted.note.find("machine drifted") != std::string::npos);
+    }
+    SUBCASE("fast alone after the turns: slowed beside the submission, the lower time alone counts")
+    {
+        timing.alone_after.windows = alone_windows(0.99, 2.0);
+        const auto counted = counted_reference(timing, 1.10, 1.0);
+        CHECK(counted.ms == doctest::Approx(0.99));
+        CHECK(counted.note.find("lower time alone counts") != std::string::npos);
+    }
+    SUBCASE("slow alone after the turns, but the server's own work slower too (work queued beside it): not believed")
+    {
+        timing.alone_after.windows = alone_windows(1.10, 2.4);
+        const auto counted = counted_reference(timing, 1.10, 1.0);
+        CHECK(counted.ms == doctest::Approx(1.0));
+        CHECK(counted.after_ms == 0);
+        CHECK(counted.note.find("had company") != std::string::npos);
+    }
+}

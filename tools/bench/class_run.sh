@@ -4,6 +4,7 @@
 # tests/adversarial/, each a student of its own; then the first reference copy graded alone, to
 # compare its points with the same submission inside the busy class.
 #   tools/bench/class_run.sh BUILD_DIR OUT_DIR [PER_GPU] [REFERENCE_COPIES]
+# REFERENCES_ONLY=1: the reference copies alone (no stubs, buggy kernels or attacks).
 set -eu
 build=$1 out=$2 per_gpu=${3:-3} copies=${4:-10}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,15 +14,15 @@ mkdir -p "$class"
 for i in $(seq -w 1 "$copies" | sed 's/^/0/;s/^0\(..\)$/\1/'); do
     mkdir -p "$class/ref$i" && cp "$root"/reference/*.cu "$class/ref$i/"
 done
-for i in 1 2; do
+[ "${REFERENCES_ONLY:-0}" = 1 ] || for i in 1 2; do
     mkdir -p "$class/stub$i"
     for e in "$root"/exercises/*/; do cp "$e"*.cu "$class/stub$i/"; done
 done
-for dir in "$root"/tests/buggy/*/*/; do
+[ "${REFERENCES_ONLY:-0}" = 1 ] || for dir in "$root"/tests/buggy/*/*/; do
     name="buggy_$(basename "$(dirname "$dir")")_$(basename "$dir")"
     mkdir -p "$class/$name" && cp "$dir"*.cu "$class/$name/"
 done
-for attack in scan_kogge_stone/relays_every_message scan_kogge_stone/replays_cached_output \
+[ "${REFERENCES_ONLY:-0}" = 1 ] || for attack in scan_kogge_stone/relays_every_message scan_kogge_stone/replays_cached_output \
               scan_hierarchical/pasted_reference_ptx; do
     name="attack_$(basename "$attack")"
     mkdir -p "$class/$name" && cp "$root/tests/adversarial/$attack"/*.cu "$class/$name/"

@@ -42,6 +42,14 @@ def stability(paths):
               f"| {spread(student):.4f} | {spread(windows):.4f} | {spread(reference):.4f} | {spread(ratio):.4f} "
               f"| {' '.join(f'{r:.3f}' for r in ratio)} | {rse:.2f} "
               f"| {min(reps)}-{max(reps)} | {'identical' if len(points) == 1 else points} |")
+    # Where the reference's time beside the submission was not simply taken (timing's note).
+    held = [f"{e['name']} (grading {k + 1}): {c['timing']['note']}"
+            for k, run in enumerate(runs) for e, c in speed_cases(run)
+            if "reference ran" in c["timing"].get("note", "")]
+    twice = sum(1 for run in runs for _, c in speed_cases(run) if c["timing"].get("turns", 1) > 1)
+    print(f"\nspeed cases timed twice (company on the GPU): {twice}")
+    for line in held:
+        print(f"- {line}")
     totals = sorted({r["points"] for r in runs})
     print(f"\nworst student max/min: {worst:.4f}; total points: "
           f"{'identical, ' + str(totals[0]) if len(totals) == 1 else totals}")

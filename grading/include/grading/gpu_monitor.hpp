@@ -4,8 +4,12 @@
 // Only the grader process asks, so nothing here depends on what a runner says.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,9 +26,13 @@ public:
     bool available() const { return nvml_ != nullptr; }
     const std::string& why_unavailable() const { return why_unavailable_; }
 
-    // The compute processes on the GPU that are neither this process nor one it started (its
-    // runners, sandboxed or not): "pid 4242 (python3)", comma-separated; empty when there are none.
-    std::string intruders() const;
+    // The compute processes on the GPU that keep it from being this grading's alone: "pid 4242
+    // (python3)", comma-separated; empty when there are none. Not counted: this process and those
+    // it started (its runners, sandboxed or not); another grading's processes (below another
+    // `grade` of this executable, which takes the GPU lock for its GPU work: in `grade class`, the
+    // other students'), unless NVML's per-process utilization shows them busy after `busy_since`
+    // (no time given: never; a driver without those samples: always). See `company`.
+    std::string intruders(std::optional<std::chrono::system_clock::time_point> busy_since = std::nullopt) const;
 
     // Clocks (SM and memory, MHz, now and at most), temperature, power, and the reasons the
     // clocks are held down right now (as NVML names them; "none" when nothing holds them).
@@ -38,5 +46,23 @@ private:
 
 // True when `pid` is `ancestor` or descends from it (by the parent links in /proc).
 bool descends_from(int pid, int ancestor);
+
+// Whether `pid` or one of its ancestors other than `self` runs the executable `executable`
+// (/proc/PID/exe): a process of another grading, when `executable` is grade's own.
+bool below_executable(int pid, const std::string& executable, int self);
+
+// One compute process on the GPU as the monitor sees it.
+struct GpuProcess {
+    int pid = 0;
+    std::string name;        // from /proc/PID/comm; empty when not visible from here
+    bool ours = false;       // this grading's: this process or below it
+    bool grading = false;    // another grading's (below another grade)
+};
+// The processes that count as company (GpuMonitor::intruders), named as intruders() returns them:
+// those neither ours nor another grading's, always; another grading's only where
+// `check_gradings` (the timing is over and its start is known), and then where NVML saw them busy
+// since (`busy`: pids with non-zero utilization), or always where the driver keeps no such
+// samples (`busy` null).
+std::string company(const std::vector<GpuProcess>& processes, bool check_gradings, const std::set<int>* busy);
 
 }  // namespace grading

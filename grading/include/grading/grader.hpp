@@ -17,6 +17,7 @@
 #include "harness/sandbox.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/timing/paired_timing.hpp"
+#include "harness/timing/speed_case.hpp"
 
 namespace grading {
 
@@ -34,15 +35,18 @@ struct GradeOptions {
     const harness::GpuLock* gpu_lock = nullptr;  // keeps timed cases of concurrent gradings apart; nullptr: none
     std::string grade_command = "grade";        // how reports tell a student to rerun one case
     bool keep_work = false;                     // keep runners and logs under work_dir after grading
+    // grade --build-only: build each file and run the build checks, no case: every file that passes
+    // is `built` (no GPU needed; reference_runner is empty then, so nothing is timed).
+    bool build_only = false;
     bool colour = false;                        // status words in colour in `progress` (console.hpp)
     Toolchain toolchain;
     int compile_jobs = 4;
     int parallel_exercises = 4;  // exercises graded side by side (their speed cases take turns); grade: 4-16 by cores
     harness::SupervisorLimits limits;
     harness::timing::TimingPlan timing;  // how speed cases are timed (harness/timing/paired_timing.hpp)
-    // Processes of no grading on the GPU (a description; empty when none): asked around every
-    // speed case's timing. Empty function: not watched.
-    std::function<std::string()> gpu_intruders;
+    // Company on the GPU (a description; empty when none): asked around every speed case's
+    // timing (harness/timing/speed_case.hpp). Empty function: not watched.
+    harness::timing::GpuCompany gpu_intruders;
     // The GPU's clocks, temperature and throttling now (grading/gpu_monitor.hpp), recorded in the
     // results at the start and the end. Empty function: not recorded.
     std::function<nlohmann::json()> gpu_clocks;

@@ -11,11 +11,12 @@
 
 #include "harness/timing/statistics.hpp"
 #include "grading/status.hpp"
+#include "grading/technique.hpp"
 
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 8;
+constexpr int results_schema_version = 9;
 
 using harness::timing::SampleSummary;
 
@@ -27,6 +28,9 @@ struct TimingResult {
     double student_ms = 0;          // median time of one launcher call
     double reference_ms = 0;        // the hidden reference's, in turns beside the submission (or alone: note)
     double reference_alone_ms = 0;  // its median alone, before the submission's runner started
+    // Its median alone again after the turns, the submission's runner stopped, where it was more
+    // than 3% slower beside the submission than alone before it (0: not timed, or had company).
+    double reference_after_ms = 0;
     double fixed_cost_ms = 0;       // a batch's window without launcher calls (the reference's empty batches)
     double student_window_ms = 0;   // median window of the student's counted batches
     int reps_per_batch = 0;         // launcher calls in each batch
@@ -87,6 +91,9 @@ struct ExerciseResult {
     // "findings", "not_checked", "reference"}; null when the file was not built.
     nlohmann::json code_checks = nullptr;
     bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
+    // What its compiled code shows of the exercise's technique (grading/technique.hpp); none when the
+    // file was not built. A required technique it lacks costs the correctness points (the rubric).
+    std::optional<TechniqueReport> technique;
     std::string runner_output;             // tail of what the student's code printed (never parsed)
     // The same of the runners that ran hidden cases (each runs no other): the instructor's only.
     std::string hidden_runner_output;

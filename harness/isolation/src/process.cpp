@@ -881,31 +881,72 @@ void become_subreaper()
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-int kill_orphaned_children(int except)
+namespace {
+
+// Every process's parent, from /proc/PID/stat ("pid (comm) state ppid ...": comm may hold spaces
+// and parentheses, so the fields are read after the last ')').
+std::vector<std::pair<int, int>> parent_links()
 {
-    // The children of every Child object still in use, in this thread or another, are not orphans.
-    std::lock_guard<std::mutex> scanning(live_children_mutex);
-    const pid_t self = ::getpid();
-    int killed = 0;
+    std::vector<std::pair<int, int>> links;
     DIR* proc = ::opendir("/proc");
-    if (proc == nullptr) return 0;
+    if (proc == nullptr) return links;
     while (const dirent* entry = ::readdir(proc)) {
         char* end = nullptr;
         const long pid = std::strtol(entry->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0 || pid == except || live_children.count(static_cast<int>(pid))) continue;
+        if (*end != '\0' || pid <= 0) continue;
         std::ifstream stat("/proc/" + std::string(entry->d_name) + "/stat");
         std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
         const std::size_t close = text.rfind(')');
         if (close == std::string::npos) continue;
         char state = 0;
         long ppid = 0;
-        if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2 || ppid != self) continue;
+        if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
+        links.emplace_back(static_cast<int>(pid), static_cast<int>(ppid));
+    }
+    ::closedir(proc);
+    return links;
+}
+
+}  // namespace
+
+int Child::stop_tree(bool stopped)
+{
+    if (pid_ <= 0 || reaped_) return 0;
+    const int signal = stopped ? SIGSTOP : SIGCONT;
+    std::set<int> signalled;
+    // A process that forks between two scans is found by the next one; a tree that keeps
+    // changing is given up on after a few rounds (its processes are stopped one by one anyway).
+    for (int round = 0; round < 8; ++round) {
+        std::set<int> tree{pid_};
+        const auto links = parent_links();
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (const auto& [pid, parent] : links)
+                if (tree.count(parent) && tree.insert(pid).second) grew = true;
+        }
+        bool fresh = false;
+        for (const int pid : tree)
+            if (signalled.insert(pid).second) {
+                ::kill(pid, signal);
+                fresh = true;
+            }
+        if (!fresh) break;
+    }
+    return static_cast<int>(signalled.size());
+}
+
+int kill_orphaned_children(int except)
+{
+    // The children of every Child object still in use, in this thread or another, are not orphans.
+    std::lock_guard<std::mutex> scanning(live_children_mutex);
+    const int self = static_cast<int>(::getpid());
+    int killed = 0;
+    for (const auto& [pid, parent] : parent_links()) {
+        if (parent != self || pid == except || live_children.count(pid)) continue;
         ::kill(static_cast<pid_t>(pid), SIGKILL);
         ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
         ++killed;
     }
-    ::closedir(proc);
     return killed;
 }
 

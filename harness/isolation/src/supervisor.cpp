@@ -160,6 +160,7 @@ private:
             send(commands_, MessageType::unmap_timing, nlohmann::json::object());
             conversation_.expect(answers_, MessageType::timing_unmapped);
         }
+        void pause(bool paused) override { child_.stop_tree(paused); }
 
     private:
         // One of the runner's own commands: the time since its last one was not its own.

@@ -1,5 +1,7 @@
 #include "harness/timing/speed_case.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <mutex>
 
 #include "harness/timing/timing_model.hpp"
@@ -27,7 +29,68 @@ struct Exclusive {
     }
 };
 
+// Whether the reference ran slower beside the submission, in the turns that were just timed, than
+// alone before the submission's runner started, by more than the judge lets pass
+// (timing_model.hpp: counted_reference_ms).
+bool reference_slowed(const CaseTiming& timing)
+{
+    if (timing.turns.empty() || timing.alone.capped || !timing.alone_failure.empty()) return false;
+    const PairedTiming& turns = counted_turns(timing);
+    if (turns.reference.empty() || !turns.reference_failure.empty()) return false;
+    const int reps = timing.spec.shape.reps;
+    const double alone = median_call_ms(timing.alone.windows, timing.fixed_cost_ms, reps);
+    const double beside = median_call_ms(turns.reference, lower_fixed_cost_ms(timing.fixed_cost_ms, turns), reps);
+    return alone > 0 && counted_reference_ms(beside, alone) != beside;
+}
+
+// The submission's runner stopped for as long as this lives.
+struct Paused {
+    TimedWorker& worker;
+    explicit Paused(TimedWorker& w) : worker(w) { worker.pause(true); }
+    ~Paused() { worker.pause(false); }
+    Paused(const Paused&) = delete;
+    Paused& operator=(const Paused&) = delete;
+};
+
 }  // namespace
+
+const PairedTiming& counted_turns(const CaseTiming& timing)
+{
+    const int reps = timing.spec.shape.reps;
+    auto student_ms = [&](const PairedTiming& turns) {
+        return median_call_ms(turns.student, lower_fixed_cost_ms(timing.fixed_cost_ms, turns), reps);
+    };
+    const PairedTiming* best = &timing.turns.front();
+    for (const auto& turns : timing.turns)
+        if (student_ms(turns) < student_ms(*best)) best = &turns;
+    return *best;
+}
+
+CountedReference counted_reference(const CaseTiming& timing, double beside_ms, double alone_ms)
+{
+    CountedReference counted{beside_ms, 0, {}};
+    if (counted_reference_ms(beside_ms, alone_ms) == beside_ms) return counted;
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3g", beside_ms / alone_ms);
+    const std::string slower = "the reference ran " + std::string(ratio) +
+                               "x slower beside the submission's runner than alone before it";
+    const auto& after = timing.alone_after.windows;
+    const bool clean = !after.empty() && same_server_work(timing.alone.windows, after);
+    if (clean) counted.after_ms = median_call_ms(after, fixed_cost_ms(after), timing.spec.shape.reps);
+    if (counted.after_ms > 0 && counted_reference_ms(beside_ms, counted.after_ms) == beside_ms) {
+        counted.note = slower + ", and as slow alone after the turns with the runner stopped (the machine "
+                                "drifted): its time beside counts";
+        return counted;
+    }
+    counted.ms = counted.after_ms > 0 ? std::min(alone_ms, counted.after_ms) : alone_ms;
+    if (after.empty())
+        counted.note = slower + "; its time alone counts";
+    else if (!clean)
+        counted.note = slower + " (its timing alone after the turns had company on the GPU); its time alone counts";
+    else
+        counted.note = slower + " and than alone after the turns; its lower time alone counts";
+    return counted;
+}
 
 Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case& c)
 {
@@ -42,9 +105,10 @@ Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case&
     try {
         // Timed once more where a process of no grading used the GPU around it.
         for (int run = 0; run < 2; ++run) {
-            const std::string before = intruders_ ? intruders_() : std::string();
+            const std::string before = intruders_ ? intruders_(std::nullopt) : std::string();
+            const auto began = std::chrono::system_clock::now();
             timing.alone = harness::timing::time_alone(server_, *reference_, timing.spec, plan_);
-            const std::string after = intruders_ ? intruders_() : std::string();
+            const std::string after = intruders_ ? intruders_(began) : std::string();
             if (before.empty() && after.empty()) break;
         }
         timing.fixed_cost_ms = fixed_cost_ms(timing.alone.windows);
@@ -82,12 +146,21 @@ CaseTiming SpeedCaseTimer::time_in_turns(const Exercise& exercise, const Case& c
     ReferenceWorker* reference = reference_ != nullptr && reference_->failure().empty() ? reference_ : nullptr;
     try {
         for (int run = 0; run < 2; ++run) {
-            const std::string before = intruders_ ? intruders_() : std::string();
+            const std::string before = intruders_ ? intruders_(std::nullopt) : std::string();
+            const auto began = std::chrono::system_clock::now();
             timing.turns.push_back(
                 harness::timing::time_in_turns(server_, student, reference, timing.spec, plan_, timing.fixed_cost_ms));
-            const std::string after = intruders_ ? intruders_() : std::string();
+            const std::string after = intruders_ ? intruders_(began) : std::string();
             timing.other_processes = !before.empty() ? before : after;
             if (timing.other_processes.empty()) break;
+        }
+        if (reference != nullptr && reference_slowed(timing)) {
+            const Paused paused(student);
+            try {
+                timing.alone_after = harness::timing::time_alone(server_, *reference, timing.spec, plan_);
+            } catch (const ReferenceFailure&) {
+                timing.alone_after = {};  // no second anchor: the judge keeps the first
+            }
         }
     } catch (const TimingServerFailure& failure) {
         timing.failure = failure.what();

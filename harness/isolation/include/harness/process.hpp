@@ -113,6 +113,11 @@ public:
     ExitStatus wait_until(std::chrono::steady_clock::time_point deadline);
     // Kills the whole group now (SIGKILL) and reaps; returns the status as wait_until would.
     ExitStatus kill_and_reap();
+    // Stops (SIGSTOP) or continues (SIGCONT) the child and every process below it, found through
+    // the parent links in /proc (a sandbox's processes descend from its bwrap, also across
+    // --new-session). Returns how many processes were signalled. GPU work they queued before
+    // the stop still runs: only the CPU side stops.
+    int stop_tree(bool stopped);
 
 private:
     Child();

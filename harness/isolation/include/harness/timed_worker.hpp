@@ -19,6 +19,10 @@ public:
     // it is done.
     virtual void run_batch(bool launch) = 0;
     virtual void unmap() = 0;
+    // Stops (true) or continues (false) every process of the runner, so that it cannot start GPU
+    // work while the reference is timed alone beside it (work queued before shows in the timing
+    // server's own GPU times). The reference's worker never needs it.
+    virtual void pause(bool /*paused*/) {}
 };
 
 }  // namespace harness

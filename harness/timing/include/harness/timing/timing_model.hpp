@@ -27,4 +27,13 @@ std::vector<double> call_times(const std::vector<Window>& windows, double fixed_
 // busy during the reference's turns to look faster does not, and gains nothing.
 double counted_reference_ms(double beside_ms, double alone_ms);
 
+// The median call time of `windows`' counted launched batches (0 without any).
+double median_call_ms(const std::vector<Window>& windows, double fixed_cost_ms, int reps);
+
+// Whether the timing server's own GPU work (writing the inputs, the checksums) took as long in
+// `after` as in `before` (medians within 2%, which it keeps to 0.1% on a GPU it has to itself):
+// a process that kept the GPU busy during `after`, with work queued before it was stopped, say,
+// lengthens that work too.
+bool same_server_work(const std::vector<Window>& before, const std::vector<Window>& after);
+
 }  // namespace harness::timing
