@@ -165,9 +165,14 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
     if (options.submission.empty()) throw CLI::RequiredError("--submission (or --list)");
     if (!fs::is_directory(options.submission))
         throw CLI::ValidationError("--submission", "no directory " + options.submission);
+    // Hidden cases never fall back to public seeds (grading/hidden_cases.hpp).
+    if (!options.hidden_secret && declares_hidden_cases(options.rubric, names))
+        throw CLI::ValidationError("--rubric", std::string("hides cases (visible_cases, hidden_cases), and no secret was "
+                                               "given for their seeds: pass --secret-file FILE or set ") +
+                                                   secret_variable);
     if (options.case_label.empty()) return;
     if (names.size() != 1) throw CLI::ValidationError("--case", "needs exactly one --exercise");
-    if (!harness::find_case(harness::cases_for(*harness::find_exercise(names[0])), options.case_label))
+    if (!harness::find_case(graded_cases(*harness::find_exercise(names[0]), options.rubric, nullptr), options.case_label))
         throw CLI::ValidationError("--case",
                                    "no case '" + options.case_label + "' in " + names[0] + " (see grade --list)");
 }
@@ -200,6 +205,10 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_option("--junit", formats.junit, "also write JUnit XML (one test case per exercise case)")
         ->type_name("FILE");
     app.add_option("--markdown", formats.markdown, "also write a Markdown summary")->type_name("FILE");
+    app.add_option("--student-results", formats.student_results,
+                   "also write results.json as students may see it: hidden cases say only whether\n"
+                   "they passed (as in every format above; --output is the instructor's)")
+        ->type_name("FILE");
     app.add_flag("--quiet", command.quiet, "print only the final table and errors");
     app.add_option("--work-dir", o.work_dir, "runners and logs go here, locked for this grading (default: a fresh\n"
                    "directory of its own below grader-work/, removed afterwards unless --keep-work)")->type_name("DIR");
@@ -232,6 +241,22 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                shipped_file(bin_dir, "rubric.schema.json", "grading/rubric.schema.json") + "\nan example: " +
                shipped_file(bin_dir, "rubric.example.json", "grading/rubric.example.json") +
                "\na wrong rubric is a usage error (exit code 2)")
+        ->type_name("FILE");
+    app.add_option_function<std::string>(
+           "--secret-file",
+           [&o](const std::string& path) {
+               if (o.hidden_secret && o.hidden_secret->source() == HiddenCaseSecret::Source::environment)
+                   throw CLI::ValidationError("--secret-file", std::string("and ") + secret_variable +
+                                                                   " both give a secret: give it one way");
+               try {
+                   o.hidden_secret = read_secret_file(path);
+               } catch (const SecretError& e) {
+                   throw CLI::ValidationError("--secret-file", e.what());
+               }
+           },
+           std::string("the instructor's secret that the rubric's hidden cases draw their seeds from\n"
+                       "(or the environment variable ") +
+               secret_variable + ", which grade removes before anything runs)")
         ->type_name("FILE");
     app.add_option("--jobs", o.compile_jobs, "compiles in parallel, 1 to 1024 (default: number of cores)")
         ->type_name("N")

@@ -212,8 +212,19 @@ int run_grade(grading::GradeCommand command)
 
 int main(int argc, char** argv)
 {
-    const grading::CommandLine command_line =
-        grading::parse_command_line({argv, argv + argc}, defaults_for(argv[0], own_executable(argv[0])));
+    // The hidden cases' secret leaves the environment before anything else happens: no child of
+    // this process (compiler, runner, timing server, a student's grade) inherits it.
+    const std::optional<std::string> secret = grading::take_secret_from_environment();
+    grading::GradeOptions defaults = defaults_for(argv[0], own_executable(argv[0]));
+    if (secret) {
+        try {
+            defaults.hidden_secret.emplace(*secret, grading::HiddenCaseSecret::Source::environment);
+        } catch (const grading::SecretError& e) {
+            std::cerr << "grade: " << grading::secret_variable << ": " << e.what() << "\n";
+            return grading::exit_usage_error;
+        }
+    }
+    const grading::CommandLine command_line = grading::parse_command_line({argv, argv + argc}, defaults);
     if (command_line.bench)
         return grading::run_bench(*command_line.bench, grading::probe_cuda_device, std::cout, std::cerr);
     if (command_line.class_grading)

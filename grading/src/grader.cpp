@@ -65,9 +65,12 @@ std::string utc_now()
     return text;
 }
 
+// The exercise's cases as the rubric grades them: hidden ones on seeds from the secret
+// (grading/hidden_cases.hpp).
 std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, const GradeOptions& options)
 {
-    std::vector<harness::Case> cases = harness::cases_for(exercise);
+    std::vector<harness::Case> cases =
+        graded_cases(exercise, options.rubric, options.hidden_secret ? &*options.hidden_secret : nullptr);
     if (options.case_label.empty()) return cases;
     const harness::Case* only = harness::find_case(cases, options.case_label);
     return only ? std::vector<harness::Case>{*only} : std::vector<harness::Case>{};
@@ -105,7 +108,10 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
     request.spawn = [&options, &exercise, runner](int k) {
         return runner_spawn(options, exercise, runner, "runner-" + std::to_string(k));
     };
-    for (const auto& c : cases) request.cases.push_back({c.index, c.n, c.timed});
+    // Visible cases first, then the hidden ones, which the supervisor gives runners of their own.
+    for (const bool hidden : {false, true})
+        for (const auto& c : cases)
+            if (c.hidden == hidden) request.cases.push_back({c.index, c.n, c.timed, harness::case_spec(c), c.hidden});
     request.gpu_lock = options.gpu_lock;
     return request;
 }
@@ -325,14 +331,19 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     while (!checks.empty()) report_oldest();
     case_progress.finish();
     const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
+    // What runners that ran hidden cases printed is kept apart: students never see it.
     for (int k = 1; k <= run.processes; ++k) {
         const std::string tail =
             harness::read_file_tail((dir / ("runner-" + std::to_string(k) + ".log")).string(), 4096);
-        if (!tail.empty()) result.runner_output += tail;
+        const bool hidden = static_cast<std::size_t>(k) <= run.hidden_processes.size() && run.hidden_processes[k - 1];
+        (hidden ? result.hidden_runner_output : result.runner_output) += tail;
     }
-    if (result.runner_output.size() > 8192)
-        result.runner_output = result.runner_output.substr(result.runner_output.size() - 8192);
-    result.runner_output = harness::valid_text(result.runner_output);  // the submission's bytes
+    for (std::string* output : {&result.runner_output, &result.hidden_runner_output}) {
+        if (output->size() > 8192) *output = output->substr(output->size() - 8192);
+        *output = harness::valid_text(*output);  // the submission's bytes
+    }
+    std::stable_sort(result.cases.begin(), result.cases.end(),
+                     [](const CaseResult& a, const CaseResult& b) { return a.index < b.index; });
 
     // What went wrong beside other exercises (a runner that could not start, ended before its
     // hello or could not use the GPU, a case that found the GPU's memory used up, a reference runner
@@ -412,6 +423,14 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
         report.sandbox_limits["not_enforced"]["sandbox"] = "none (--no-sandbox): submitted code runs as the grader";
     }
     fs::create_directories(options.work_dir);
+    // Hidden cases never fall back to public seeds: the command line refuses a rubric with hidden
+    // cases and no secret before this; this is the last line of defence.
+    if (declares_hidden_cases(options.rubric, options.exercises) && !options.hidden_secret)
+        throw std::runtime_error("the rubric hides cases, and no secret was given for their seeds");
+    for (const auto& name : options.exercises)
+        if (const harness::Exercise* exercise = harness::find_exercise(name))
+            for (const auto& c : cases_to_grade(*exercise, options)) report.hidden_cases.count += c.hidden;
+    if (report.hidden_cases.count > 0) report.hidden_cases.secret_id = options.hidden_secret->id();
 
     const auto files = find_submission(options.submission, options.exercises);
     // The longest exercises are built and graded first, so that the last to finish is not one that

@@ -79,7 +79,9 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
     r.data = harness::data_kind_name(c.data);
     r.seed = c.seed;
     r.timed = c.timed;
+    r.hidden = c.hidden;
     r.reproduce = grade_command + " --submission " + submission + " --exercise " + exercise.name + " --case " + c.label;
+    if (c.hidden) r.reproduce += "  # with this grading's --rubric and secret (a hidden case)";
     return r;
 }
 

@@ -60,10 +60,23 @@ nlohmann::json timing_json(const TimingResult& t)
             {"note", t.note}};
 }
 
+// A hidden case in a student's view (hidden_cases.hpp): its status and, timed, its speedup only.
+nlohmann::json redacted_case_json(const CaseResult& c)
+{
+    nlohmann::json timing = nullptr;
+    if (c.timing)
+        timing = {{"student_ms", c.timing->student_ms},
+                  {"reference_ms", c.timing->reference_ms},
+                  {"speedup_vs_reference", c.timing->speedup_vs_reference}};
+    return {{"label", c.label}, {"hidden", true},         {"timed", c.timed},
+            {"status", c.status}, {"summary", c.summary}, {"timing", timing}};
+}
+
 nlohmann::json case_json(const CaseResult& c)
 {
     nlohmann::json j = {{"index", c.index},
                         {"label", c.label},
+                        {"hidden", c.hidden},
                         {"n", c.n},
                         {"data", c.data},
                         {"seed", harness::hex64(c.seed)},
@@ -187,8 +200,11 @@ nlohmann::json to_json(const GradeReport& report)
 {
     nlohmann::json exercises = nlohmann::json::array();
     for (const auto& e : report.exercises) {
-        nlohmann::json cases = nlohmann::json::array();
-        for (const auto& c : e.cases) cases.push_back(case_json(c));
+        // A student's view (hidden_cases.hpp) lists its hidden cases apart, as little as they are.
+        nlohmann::json cases = nlohmann::json::array(), hidden_cases = nlohmann::json::array();
+        for (const auto& c : e.cases)
+            (report.hidden_cases.redacted && c.hidden ? hidden_cases : cases)
+                .push_back(report.hidden_cases.redacted && c.hidden ? redacted_case_json(c) : case_json(c));
         exercises.push_back({{"name", e.name},
                              {"status", e.status},
                              {"message", e.message},
@@ -207,7 +223,12 @@ nlohmann::json to_json(const GradeReport& report)
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},
                              {"cases", cases}});
+        if (report.hidden_cases.redacted)
+            exercises.back()["hidden_cases"] = hidden_cases;
+        else
+            exercises.back()["hidden_runner_output"] = e.hidden_runner_output;
     }
+    const HiddenCasesSummary& hidden = report.hidden_cases;
     nlohmann::json results = {{"schema_version", results_schema_version},
                               {"grader_version", report.grader_version},
                               {"started_at", report.started_at},
@@ -217,6 +238,11 @@ nlohmann::json to_json(const GradeReport& report)
                               {"calibration", report.calibration},
                               {"sandbox", report.sandbox},
                               {"sandbox_limits", report.sandbox_limits},
+                              {"hidden_cases",
+                               {{"count", hidden.count},
+                                {"secret_id", hidden.secret_id.empty() ? nlohmann::json(nullptr)
+                                                                       : nlohmann::json(hidden.secret_id)},
+                                {"redacted", hidden.redacted}}},
                               {"points", report.points},
                               {"max_points", report.max_points},
                               {"seconds", report.seconds},

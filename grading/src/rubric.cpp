@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fnmatch.h>
 #include <fstream>
 #include <sstream>
 
+#include "grading/hidden_cases.hpp"
 #include "grading/json_schema.hpp"
 #include "harness/exercise.hpp"
 #include "rubric_schema.hpp"
@@ -180,6 +182,7 @@ Rubric Rubric::from_json(const nlohmann::json& j)
         r.gradescope.test_visibility = g.value("test_visibility", r.gradescope.test_visibility);
     }
     problems = consistency_problems(r);
+    read_case_visibility(j, r, problems);
     if (!problems.empty()) throw RubricError("a rubric whose values cannot work together:" + joined(problems));
     return r;
 }
@@ -211,6 +214,14 @@ Rubric load_rubric(const std::string& path)
     } catch (const RubricError& e) {
         throw RubricError(path + ": " + e.what());
     }
+}
+
+bool CaseVisibility::visible(const std::string& exercise, const std::string& label) const
+{
+    const auto named = per_exercise.find(exercise);
+    for (const auto& pattern : named == per_exercise.end() ? others : named->second)
+        if (::fnmatch(pattern.c_str(), label.c_str(), 0) == 0) return true;
+    return false;
 }
 
 double Rubric::max_points(const std::string& exercise) const

@@ -260,7 +260,7 @@ nlohmann::json describe_output(const Case& c, const Readback& r)
 
 // What the runner keeps between the commands of one case.
 struct CurrentCase {
-    const Case* c = nullptr;
+    std::optional<Case> c;
     CaseInputs inputs;
     CaseBuffers buffers;
 };
@@ -319,15 +319,17 @@ void run_batch(const Exercise& exercise, const TimedBatches& timed, bool launch)
 }
 
 // load_case's work, and run_case's where no load_case came first: the case's input, made on the
-// host from its seed. The previous case's buffers go first.
+// host from its seed (the case as the grader sent it, or by its index in the runner's own list). The previous case's buffers go first.
 void load(const Exercise& exercise, const std::vector<Case>& cases, const Message& command, CurrentCase& current,
           std::string& phase, int& case_index)
 {
     const int index = command.meta.at("case").get<int>();
-    if (index < 0 || index >= static_cast<int>(cases.size())) throw std::invalid_argument("no such case");
+    const auto spec = command.meta.find("spec");  // the grader's case (harness::case_spec)
+    if (spec == command.meta.end() && (index < 0 || index >= static_cast<int>(cases.size())))
+        throw std::invalid_argument("no such case");
     current = CurrentCase{};
     case_index = index;
-    current.c = &cases[static_cast<std::size_t>(index)];
+    current.c = spec != command.meta.end() ? case_from_spec(*spec, index) : cases[static_cast<std::size_t>(index)];
     phase = "setup";
     current.inputs = make_inputs(exercise, *current.c);
 }
@@ -344,7 +346,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             return true;
         }
         case MessageType::run_case: {
-            if (current.c == nullptr || current.c->index != command.meta.at("case").get<int>())
+            if (!current.c || current.c->index != command.meta.at("case").get<int>())
                 load(exercise, cases, command, current, phase, case_index);
             current.buffers = CaseBuffers{};  // a case run twice starts from fresh buffers
             phase = "setup";

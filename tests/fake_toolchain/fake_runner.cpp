@@ -39,7 +39,14 @@
 //   correct outputs from a detached thread 300 ms later, after the server's checksum) |
 //   slower_from_map:K (from its K-th map_timing on, 20 ms a repetition: a reference slower beside
 //   the submission than alone before it)
+// Behaviour of the whole process (a probe of what a runner can learn, tests/adversarial/*/hidden_secret):
+//   spy (prints, before its hello, its argv, its environment, /proc/self, /proc/1 and its parent's
+//   cmdline and environ, every /proc/<pid>/environ it can read and the small files of its working
+//   directory, /tmp and / (and one level below); then, at each case, the case's label, size, seed and first input
+//   values; the timing server of a spy copy prints the same when it starts; otherwise correct)
 #include <cxxabi.h>
+#include <filesystem>
+#include <fstream>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -167,6 +174,60 @@ void send_deep_json(int index)
         if (n <= 0) return;
         done += static_cast<std::size_t>(n);
     }
+}
+
+// What a file holds, NULs as spaces, at most 64 KiB; empty when it cannot be read.
+std::string file_text(const std::string& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    std::string text;
+    char c;
+    while (text.size() < 65536 && file.get(c)) text.push_back(c == '\0' ? ' ' : c);
+    return text;
+}
+
+// spy: everything this process can find that might hold a secret of the grader's, on stdout.
+void spy_on_everything(int argc, char** argv)
+{
+    std::cout << "spy: argv:";
+    for (int i = 0; i < argc; ++i) std::cout << " " << argv[i];
+    std::cout << "\nspy: environ:";
+    for (char** entry = environ; entry && *entry; ++entry) std::cout << " " << *entry;
+    std::cout << "\n";
+    const std::string parent = std::to_string(::getppid());
+    for (const std::string pid : {std::string("self"), std::string("1"), parent})
+        for (const char* what : {"cmdline", "environ"})
+            std::cout << "spy: /proc/" << pid << "/" << what << ": " << file_text("/proc/" + pid + "/" + what) << "\n";
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string environ_text = file_text(it->path().string() + "/environ");
+        if (!environ_text.empty()) std::cout << "spy: /proc/" << name << "/environ: " << environ_text << "\n";
+    }
+    for (const char* dir : {".", "/tmp", "/"})
+        for (std::filesystem::recursive_directory_iterator it(dir, std::filesystem::directory_options::skip_permission_denied, ec), end;
+             !ec && it != end; it.increment(ec)) {
+            if (it.depth() >= 1) it.disable_recursion_pending();
+            if (it->path().string().rfind("/proc", 0) == 0 || it->path().string().rfind("/sys", 0) == 0) {
+                it.disable_recursion_pending();
+                continue;
+            }
+            std::error_code size_ec;
+            if (it->is_regular_file(size_ec) && it->file_size(size_ec) < 4096 && !size_ec)
+                std::cout << "spy: file " << it->path().string() << ": " << file_text(it->path().string()) << "\n";
+        }
+    std::cout << std::flush;
+}
+
+// spy: the case the grader sent, as a submission that prints its inputs would print it.
+void spy_on_case(const Exercise& e, const Case& c, const CaseInputs& inputs)
+{
+    std::cout << "spy: case " << c.label << " n=" << c.n << " seed=" << hex64(c.seed) << " first inputs:";
+    const std::size_t count = inputs.in_f64.empty() ? inputs.in_f32.size() : inputs.in_f64.size();
+    for (std::size_t i = 0; i < count && i < 4; ++i)
+        std::cout << " " << (inputs.in_f64.empty() ? double(inputs.in_f32[i]) : inputs.in_f64[i]);
+    std::cout << " (" << e.name << ")" << std::endl;
 }
 
 int at(const std::string& behaviour, const std::string& prefix)
@@ -552,7 +613,7 @@ struct Worker {
     std::vector<Case> cases;
     std::string behaviour;
     ChannelWriter channel{child_channel_fd};
-    const Case* current = nullptr;
+    std::optional<Case> current;
     CaseInputs inputs;
     int loaded = -1;  // the case whose input load_case made
     std::optional<TimedBatches> timed;
@@ -562,18 +623,21 @@ struct Worker {
     int case_index = -1;
 };
 
-const Case& case_of(Worker& w, const Message& command)
+// The case as the grader sent it (harness::case_spec), or by its index in the runner's own list.
+Case case_of(Worker& w, const Message& command)
 {
     const int index = command.meta.at("case").get<int>();
-    if (index < 0 || index >= static_cast<int>(w.cases.size())) throw std::invalid_argument("no such case");
+    const auto spec = command.meta.find("spec");
+    if (spec == command.meta.end() && (index < 0 || index >= static_cast<int>(w.cases.size())))
+        throw std::invalid_argument("no such case");
     w.case_index = index;
-    return w.cases[static_cast<std::size_t>(index)];
+    return spec != command.meta.end() ? case_from_spec(*spec, index) : w.cases[static_cast<std::size_t>(index)];
 }
 
 void load_case(Worker& w, const Message& command)
 {
     w.phase = "setup";
-    w.current = &case_of(w, command);
+    w.current = case_of(w, command);
     w.inputs = make_inputs(w.exercise, *w.current);
     w.loaded = w.current->index;
     if (w.behaviour == "slow_host") std::cerr << "fake_runner: case " << w.loaded << " loaded" << std::endl;
@@ -584,7 +648,7 @@ void load_case(Worker& w, const Message& command)
 std::optional<int> run_case(Worker& w, const Message& command)
 {
     w.phase = "launch";
-    w.current = &case_of(w, command);
+    w.current = case_of(w, command);
     const int index = w.current->index;
     const std::string& behaviour = w.behaviour;
     if (behaviour == "escape" && index == 0) escape();
@@ -616,6 +680,7 @@ std::optional<int> run_case(Worker& w, const Message& command)
     }
     if (w.loaded != index) w.inputs = make_inputs(w.exercise, *w.current);
     w.loaded = -1;
+    if (behaviour == "spy") spy_on_case(w.exercise, *w.current, w.inputs);
     w.channel.send(MessageType::case_ran, {{"case", index}});
     if (behaviour == "slow_host") {  // the host's checks of a large case, after its GPU work
         std::cerr << "fake_runner: case " << index << " ran" << std::endl;
@@ -699,6 +764,7 @@ int worker_main(const Exercise& exercise)
 
 int main(int argc, char** argv)
 {
+    if (fake_behaviour() == "spy") spy_on_everything(argc, argv);
     std::string exercise_name;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--timing-server") return timing_server_main();

@@ -47,6 +47,11 @@
 //                                                 namespace teardown gets 10 s before it counts
 //    "files_absent": ["grader-work/results.json", "/tmp/x"],   none of these exists after grading
 //                                                 (nor as a dangling link); relative to --work DIR
+//    "secret": "text",                            the hidden cases' secret (grading/hidden_cases.hpp),
+//                                                 given to grade in PMPP_GRADER_SECRET, with
+//                                                 --student-results DIR/student-results.json; then the
+//                                                 text is in no file under DIR and not in grade's output
+//    "student_results_lack": ["a", "b"],          student-results.json contains none of these
 //    "gpu_memory_released": true,                 once grade has exited, all but 2 GiB of the GPU's
 //                                                 memory is free again (10 s grace; for tests that
 //                                                 run alone)
@@ -63,10 +68,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <set>
@@ -367,8 +374,15 @@ int main(int argc, char** argv)
     const bool check_install = spec.value("install_unchanged", false);
     const auto install_before = check_install ? fingerprint(install) : std::map<std::string, std::string>{};
 
+    const std::string secret = spec.value("secret", std::string());
+    const std::string student_results = work + "/student-results.json";
+    if (!secret.empty()) {
+        command.insert(command.end(), {"--student-results", student_results});
+        ::setenv("PMPP_GRADER_SECRET", secret.c_str(), 1);
+    }
     std::cout << "grading " << submission << " (" << exercises << ")\n" << std::flush;
     const auto run = harness::run_command(command, std::chrono::minutes(15), 1 << 20);
+    ::unsetenv("PMPP_GRADER_SECRET");
     std::cout << run.output << "\n";
     const std::vector<int> exit_codes = spec.value("grade_exit_codes", std::vector<int>{0, 1});
     expect(run.status.kind == harness::ExitStatus::Kind::exited &&
@@ -406,6 +420,25 @@ int main(int argc, char** argv)
         const fs::path path = fs::path(absent).is_absolute() ? fs::path(absent) : fs::path(work) / absent;
         std::error_code ec;
         expect(!fs::exists(fs::symlink_status(path, ec)), "no file " + path.string());
+    }
+
+    if (!secret.empty()) {
+        std::string holding;
+        for (const auto& entry : fs::recursive_directory_iterator(work)) {
+            if (!entry.is_regular_file() || entry.is_symlink()) continue;
+            std::ifstream file(entry.path(), std::ios::binary);
+            const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+            if (text.find(secret) != std::string::npos) holding += " " + entry.path().string();
+        }
+        expect(holding.empty(), "the secret is in no file under " + work + (holding.empty() ? "" : ":" + holding));
+        expect(run.output.find(secret) == std::string::npos, "the secret is not in grade's output");
+    }
+    if (spec.contains("student_results_lack")) {
+        std::ifstream file(student_results);
+        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        expect(!text.empty(), "student-results.json was written");
+        for (const auto& needle : string_list(spec.at("student_results_lack")))
+            expect(text.find(needle) == std::string::npos, "student-results.json lacks " + needle);
     }
 
     std::ifstream results_file(results);

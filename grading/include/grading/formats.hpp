@@ -1,6 +1,8 @@
 // Every results format from one grading run, besides results.json: Gradescope's autograder
-// results, PrairieLearn's external grader results, JUnit XML and a Markdown summary. Each is
-// written only when asked for, atomically (write_file_atomically).
+// results, PrairieLearn's external grader results, JUnit XML, a Markdown summary and the student's
+// results.json. Each is written only when asked for, atomically (write_file_atomically). All of them
+// are the students': written from student_view (grading/hidden_cases.hpp), so a hidden case shows
+// only whether it passed and how it failed.
 #pragma once
 
 #include <string>
@@ -15,6 +17,7 @@ namespace grading {
 // Where to write each format; an empty path: not asked for.
 struct FormatRequests {
     std::string gradescope, prairielearn, junit, markdown;
+    std::string student_results;  // results.json as a student may see it (--student-results)
     GradescopeSettings gradescope_settings;
     // The rubric that scored the report. An ExerciseResult's points alone cannot say how its maximum
     // splits into correctness and speed (a failed exercise has 0 of each), the rubric's proportions

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "grading/build.hpp"
+#include "grading/hidden_cases.hpp"
 #include "grading/results.hpp"
 #include "grading/rubric.hpp"
 #include "harness/gpu_lock.hpp"
@@ -49,6 +51,9 @@ struct GradeOptions {
     // results at the start and the end. Empty function: not recorded.
     std::function<nlohmann::json()> gpu_clocks;
     Rubric rubric;
+    // The instructor's secret, which hidden cases' seeds come from (grading/hidden_cases.hpp); needed
+    // when the rubric hides a case.
+    std::optional<HiddenCaseSecret> hidden_secret;
 };
 
 GradeReport grade(const GradeOptions& options, std::ostream& progress);

@@ -16,7 +16,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 8;
+constexpr int results_schema_version = 9;
 
 using harness::timing::SampleSummary;
 
@@ -66,6 +66,7 @@ struct CaseResult {
     std::string data;
     std::uint64_t seed = 0;
     bool timed = false;
+    bool hidden = false;  // its seed from the instructor's secret (grading/hidden_cases.hpp)
     CaseStatus status = CaseStatus::not_run;
     double seconds = 0;                // waited on the runners (the GPU lock's waits excepted)
     double check_seconds = 0;          // spent in the grader: inputs and golden results again, the check
@@ -94,6 +95,8 @@ struct ExerciseResult {
     // file was not built. A required technique it lacks costs the correctness points (the rubric).
     std::optional<TechniqueReport> technique;
     std::string runner_output;             // tail of what the student's code printed (never parsed)
+    // The same of the runners that ran hidden cases (each runs no other): the instructor's only.
+    std::string hidden_runner_output;
     // Not reported: a runner or the reference runner could not start or use the GPU while other
     // exercises ran beside it (what one leaves behind can starve another): graded again alone.
     bool grade_again_alone = false;
@@ -101,6 +104,13 @@ struct ExerciseResult {
     double correctness_points = 0, speed_points = 0, points = 0, max_points = 0;
     double seconds = 0;
     double started_seconds = 0;  // when its grading began, counted from the start of the whole run
+};
+
+// The hidden cases of a grading (grading/hidden_cases.hpp).
+struct HiddenCasesSummary {
+    int count = 0;          // hidden cases graded, over every exercise
+    std::string secret_id;  // names the secret they were drawn with (HiddenCaseSecret::id); empty: none
+    bool redacted = false;  // this report is a student's view (student_view)
 };
 
 struct GradeReport {
@@ -113,6 +123,7 @@ struct GradeReport {
     // Which limits hold for each sandbox on this machine (harness::Sandbox::limits()):
     // {"enforced": ["processes", "memory", ...], "not_enforced": {"memory": "why", ...}}.
     nlohmann::json sandbox_limits = {{"enforced", nlohmann::json::array()}, {"not_enforced", nlohmann::json::object()}};
+    HiddenCasesSummary hidden_cases;
     std::vector<ExerciseResult> exercises;
     double points = 0, max_points = 0;
     double seconds = 0;

@@ -5,10 +5,12 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "grading/results.hpp"
+#include "harness/cases.hpp"
 
 namespace grading {
 
@@ -20,6 +22,14 @@ struct GradescopeSettings {
     std::string test_visibility = "visible";   // of each test
 };
 
+// Which cases students see (the rubric's "visible_cases", grading/hidden_cases.hpp): glob patterns
+// (fnmatch) of case labels per exercise; an exercise not named follows `others`. {"*"}: every
+// case; none: every case hidden.
+struct CaseVisibility {
+    std::map<std::string, std::vector<std::string>> per_exercise;
+    std::vector<std::string> others = {"*"};
+    bool visible(const std::string& exercise, const std::string& label) const;
+};
 
 struct Rubric {
     double correctness_points = 8;  // split evenly over the exercise's cases
@@ -47,6 +57,10 @@ struct Rubric {
     std::string technique = "report";
     std::map<std::string, double> weight;  // per exercise multiplier, default 1
     GradescopeSettings gradescope;         // how Gradescope shows the results (--gradescope)
+    CaseVisibility visible_cases;          // every case visible unless the rubric says otherwise
+    // Cases no student saw, hidden, after the exercise's own: shape, data and label only (their
+    // seeds come from the secret, grading/hidden_cases.hpp).
+    std::map<std::string, std::vector<harness::Case>> hidden_cases;
 
     // Missing keys keep their defaults. Throws RubricError, listing every problem, for a document
     // rubric.schema.json refuses or whose values cannot work together.

@@ -17,7 +17,7 @@ const char* class_description =
 crashes or hangs costs only that student), several at once on each GPU, and writes the class's
 results in OUT: class.csv, results.json (grading/class_results.schema.json) and report.html, and
 each student's files in OUT/students/<name>/ (results.json, gradescope.json, junit.xml,
-summary.md, prairielearn.json, grade.log).
+summary.md, prairielearn.json, student-results.json, grade.log).
   grade class --submissions DIR --output-dir OUT [OPTIONS] [GRADING OPTIONS]
   grade class merge --output-dir OUT [SHARD_DIR...]
 
@@ -27,7 +27,8 @@ command again after a stop, even kill -9: students whose results.json is there a
 
 const char* class_footer = R"(Grading options, passed to every student's grade (see grade --help): --exercise, --rubric,
 --arch, --nvcc, --reference-runner, --no-reference-timing, --time-limit, --case-time-limit,
---reps, --timing-precision, --jobs, --parallel, --case, --no-sandbox, --bwrap, --gpu-lock-dir.
+--reps, --timing-precision, --jobs, --parallel, --case, --no-sandbox, --bwrap, --gpu-lock-dir,
+--secret-file (or PMPP_GRADER_SECRET in the environment: each student's grade gets it there).
 Each student's grade gets CUDA_VISIBLE_DEVICES=<its GPU>; timed phases take turns on each GPU
 across every grading (its lock file), correctness phases run side by side.
 
@@ -40,7 +41,7 @@ Exit codes:
 // One grading's options that the class sets itself for each student, or are its own.
 const std::set<std::string> class_owned = {"--submission", "--output",   "--gradescope", "--prairielearn",
                                            "--junit",      "--markdown", "--work-dir",   "--list",
-                                           "--keep-work",  "--quiet"};
+                                           "--keep-work",  "--quiet",    "--student-results"};
 
 const CLI::Validator shard_form(
     [](std::string& text) -> std::string {

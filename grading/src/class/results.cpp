@@ -68,6 +68,7 @@ const std::vector<std::pair<std::string, std::string>>& formats()
     static const std::vector<std::pair<std::string, std::string>> files = {
         {"--gradescope", "gradescope.json"}, {"--prairielearn", "prairielearn.json"},
         {"--junit", "junit.xml"},            {"--markdown", "summary.md"},
+        {"--student-results", "student-results.json"},
         {"--output", "results.json"},
     };
     return files;

@@ -155,6 +155,12 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     spawn.argv.insert(spawn.argv.end(), command.grade_args.begin(), command.grade_args.end());
     spawn.argv.insert(spawn.argv.end(), setting.extra_args.begin(), setting.extra_args.end());
     spawn.extra_env = {"CUDA_VISIBLE_DEVICES=" + gpu.visible, "NO_COLOR=1"};
+    // The hidden cases' secret, when the class had it from its environment (a --secret-file is among
+    // grade_args): in the child grade's environment, which it takes out before anything runs
+    // (grading/hidden_cases.hpp); never on a command line, which /proc shows to every user.
+    const auto& secret = command.options.hidden_secret;
+    if (secret && secret->source() == HiddenCaseSecret::Source::environment)
+        spawn.extra_env.push_back(std::string(secret_variable) + "=" + secret->text());
     spawn.output_file = (dir / student_files::log).string();
     spawn.limits.max_file_bytes = 0;  // grade sets its children's limits itself
     // The child dies with this thread's process: SIGKILL when the class is killed, however.

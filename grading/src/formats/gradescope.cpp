@@ -84,7 +84,8 @@ nlohmann::json to_gradescope(const GradeReport& report, const GradescopeSettings
             {"output_format", "md"},
             {"test_output_format", "md"},
             {"visibility", settings.visibility},
-            {"stdout_visibility", settings.stdout_visibility},
+            // The console is the instructor's record, which names hidden cases: never a student's.
+            {"stdout_visibility", report.hidden_cases.count > 0 ? std::string("hidden") : settings.stdout_visibility},
             {"extra_data",
              {{"grader_version", formats::valid_text(report.grader_version)},
               {"device", formats::valid_text(report.device)},

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "grading/formats.hpp"
+#include "grading/hidden_cases.hpp"
 #include "grading/report.hpp"
 
 namespace grading {
@@ -16,8 +17,11 @@ std::string json_text(const nlohmann::json& j)
 
 }  // namespace
 
-void write_requested_formats(const GradeReport& report, const FormatRequests& requests)
+void write_requested_formats(const GradeReport& instructors, const FormatRequests& requests)
 {
+    // Every format here is a student's (grading/hidden_cases.hpp): hidden cases say only whether
+    // they passed.
+    const GradeReport report = student_view(instructors);
     struct Format {
         const char* what;
         const std::string& path;
@@ -30,6 +34,7 @@ void write_requested_formats(const GradeReport& report, const FormatRequests& re
          [&] { return json_text(to_prairielearn(report, requests.rubric)); }},
         {"JUnit XML", requests.junit, [&] { return to_junit_xml(report); }},
         {"Markdown summary", requests.markdown, [&] { return to_markdown_summary(report); }},
+        {"student's results", requests.student_results, [&] { return to_json_text(report); }},
     };
     // Every format is attempted: one unwritable path should not cost the others.
     std::string failures;

@@ -68,3 +68,15 @@ std::string size_label(std::int64_t n, DataKind data)
 }
 
 }  // namespace harness
+
+namespace harness {
+
+std::string case_label(const Case& c)
+{
+    if (c.mask_width == 0) return size_label(c.n, c.data);
+    const std::string shape =
+        c.height > 0 ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
+    return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
+}
+
+}  // namespace harness

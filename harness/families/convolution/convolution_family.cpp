@@ -38,13 +38,6 @@ std::vector<float> conv_mask(const Case& c, bool two_d)
     return mask;
 }
 
-std::string conv_label(const Case& c)
-{
-    const std::string shape =
-        c.height > 0 ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
-    return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
-}
-
 class ConvolutionFamily : public ExerciseFamily {
 public:
     explicit ConvolutionFamily(bool two_d) : two_d_(two_d) {}
@@ -85,7 +78,7 @@ private:
         c.mask_width = mask_width;
         c.data = data;
         c.timed = timed;
-        c.label = conv_label(c);
+        c.label = case_label(c);
         cases.add(c);
     }
 

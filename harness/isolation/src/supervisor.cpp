@@ -59,7 +59,10 @@ public:
             said_hello_ = true;
             run_.launcher_found = found != hello.meta.end() && found->get<bool>();
             if (!run_.launcher_found) return;
-            while (!pending_.empty()) run_case(commands, answers);
+            // Cases of one visibility per runner: the first hidden case after visible ones starts a
+            // fresh runner (and the other way round).
+            const bool hidden = pending_.front().hidden;
+            while (!pending_.empty() && pending_.front().hidden == hidden) run_case(commands, answers);
             deadline_ = Clock::now() + std::chrono::seconds(5);
             send(commands, MessageType::quit, nlohmann::json::object());
             expect(answers, MessageType::done);
@@ -87,7 +90,9 @@ private:
             request_.gpu_lock->wait_while_quiet();
             waited_for_gpu(Clock::now() - quiet_from);
         }
-        send(commands, MessageType::load_case, {{"case", c.index}});
+        nlohmann::json named = {{"case", c.index}};
+        if (!c.spec.is_null()) named["spec"] = c.spec;
+        send(commands, MessageType::load_case, named);
         expect_case(answers, MessageType::case_loaded, c.index);
         // The case's GPU work shares the GPU; another grading's timing goes first, and the wait is not
         // the submission's time. A timed case's repetitions take it alone (time_case).
@@ -95,7 +100,7 @@ private:
             gpu_ = request_.gpu_lock->hold(false);
             waited_for_gpu(gpu_.waited);
         }
-        send(commands, MessageType::run_case, {{"case", c.index}});
+        send(commands, MessageType::run_case, named);
         expect_case(answers, MessageType::case_ran, c.index);
         gpu_ = {};  // the runner's checks and the output's transfer are the host's work again
         // An output is the case's elements with guard zones, three buffers' worth at most; a header
@@ -377,6 +382,7 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
             }
             break;
         }
+        run.hidden_processes.push_back(pending.front().hidden);
         SpawnOptions spawn = request.spawn(++run.processes);
         spawn.argv.insert(spawn.argv.end(), {"--exercise", request.exercise});
         spawn.create_channel = true;

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/exercise.hpp"
 
@@ -16,6 +19,8 @@ enum class DataKind {
     mixed_magnitudes,  // reductions: values from 2^-20 to 2^20 together, mixed sign
 };
 const char* data_kind_name(DataKind kind);
+// The kind of a name data_kind_name gives, or nullopt.
+std::optional<DataKind> data_kind_named(const std::string& name);
 
 struct Case {
     int index = 0;              // position in the exercise's case list
@@ -26,10 +31,20 @@ struct Case {
     DataKind data = DataKind::integers;
     std::uint64_t seed = 0;
     bool timed = false;  // a speed case: also timed against the reference
+    // A hidden case (the rubric's visible_cases and hidden_cases, grading/hidden_cases.hpp): its seed
+    // comes from the instructor's secret, students' reports show only whether it passed.
+    bool hidden = false;
 };
 
 // The exercise's cases, from its family (harness/family.hpp).
 std::vector<Case> cases_for(const Exercise& exercise);
+// What the grader sends the runner with load_case and run_case: everything the case's input is made
+// from (its shape, data kind and seed), so that a case the runner's own list does not have (a hidden
+// size, a seed from the instructor's secret) runs the same way as any other.
+nlohmann::json case_spec(const Case& c);
+// The case of a spec, numbered `index`; throws std::invalid_argument for a spec the runner cannot run
+// (a field missing or out of range).
+Case case_from_spec(const nlohmann::json& spec, int index);
 // The case with this label, or nullptr.
 const Case* find_case(const std::vector<Case>& cases, const std::string& label);
 

@@ -85,5 +85,8 @@ constexpr std::int64_t speed_n = std::int64_t{1} << 26;
 const std::vector<std::int64_t>& common_1d_sizes();
 // "n=1025/int", "n=65537/frac", "n=2049/mixed".
 std::string size_label(std::int64_t n, DataKind data);
+// A case's label from its shape: size_label, or for a convolution "n=4099/mw=7/int" (1D) and
+// "70x45/mw=3/frac" (2D).
+std::string case_label(const Case& c);
 
 }  // namespace harness

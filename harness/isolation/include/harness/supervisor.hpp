@@ -65,6 +65,10 @@ struct ExerciseRun {
     // the sandbox meets before the runner starts).
     bool ended_before_hello = false;
     int processes = 0;  // runners started
+    // Per runner started (number k at k - 1): it was started for hidden cases. A runner runs cases of
+    // one visibility only, so that what a runner printed while it had a hidden case's input is in a
+    // log of its own (runner-k.log), which students never see.
+    std::vector<bool> hidden_processes;
     double seconds = 0;
 };
 
@@ -72,6 +76,10 @@ struct RunCase {
     int index = 0;
     std::int64_t elements = 0;  // for the size allowance of the case's time limit
     bool timed = false;
+    // The case as the runner makes its input from it (harness::case_spec), sent with load_case and
+    // run_case; null: the runner looks the case up by its index in its own list.
+    nlohmann::json spec = nullptr;
+    bool hidden = false;  // run only by runners that run no visible case (ExerciseRun::hidden_processes)
 };
 
 struct RunRequest {
