@@ -177,3 +177,23 @@ TEST_CASE("results.json carries first_fix per exercise and passes the schema")
     wrong["exercises"][0]["first_fix"] = 3;
     CHECK_FALSE(validate_json_schema(schema, wrong).empty());
 }
+
+TEST_CASE("a hidden case is never named: the smallest failing visible case is, else only that a hidden case fails")
+{
+    CaseResult hidden_small = failing(0, 17, CaseStatus::crashed, "the runner crashed (signal 11)");
+    hidden_small.hidden = true;
+    hidden_small.label = "hidden/n=17/int";
+    SUBCASE("a visible case fails too: it is named, the hidden one is not")
+    {
+        const std::string fix = first_fix(graded({hidden_small, named_mistake(1, 1025)}));
+        CHECK(contains(fix, "n=1025/int"));
+        CHECK_FALSE(contains(fix, "17"));
+    }
+    SUBCASE("only the hidden case fails: its status, never its label, size or rerun command")
+    {
+        const std::string fix = first_fix(graded({hidden_small, passing(1, 1025)}));
+        CHECK(contains(fix, "a hidden case fails"));
+        CHECK_FALSE(contains(fix, "17"));
+        CHECK_FALSE(contains(fix, "--case"));
+    }
+}
