@@ -46,6 +46,10 @@ struct GradeOptions {
     // results at the start and the end. Empty function: not recorded.
     std::function<nlohmann::json()> gpu_clocks;
     Rubric rubric;
+    // compute-sanitizer as a graded step (grading/sanitizer.hpp), with rubric.sanitizer.run too;
+    // the program given, or found from the toolkit (empty).
+    bool sanitize = false;
+    std::string compute_sanitizer;
 };
 
 GradeReport grade(const GradeOptions& options, std::ostream& progress);

@@ -15,7 +15,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 7;
+constexpr int results_schema_version = 8;
 
 using harness::timing::SampleSummary;
 
@@ -89,6 +89,12 @@ struct ExerciseResult {
     // "findings", "not_checked", "reference"}; null when the file was not built.
     nlohmann::json code_checks = nullptr;
     bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
+    // compute-sanitizer's step (grading/sanitizer.hpp): tool -> {"checked", "findings", ...} or
+    // {"checked": false, "why"}; null when it did not run. The tools that found something (priced
+    // by the rubric's sanitizer.cost_per_tool) and the points that cost.
+    nlohmann::json sanitizer = nullptr;
+    std::vector<std::string> sanitizer_tools_with_findings;
+    double sanitizer_points_lost = 0;
     std::string runner_output;             // tail of what the student's code printed (never parsed)
     // Not reported: a runner or the reference runner could not start or use the GPU while other
     // exercises ran beside it (what one leaves behind can starve another): graded again alone.

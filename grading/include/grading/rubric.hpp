@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,15 @@ struct GradescopeSettings {
     std::string test_visibility = "visible";   // of each test
 };
 
+
+// compute-sanitizer as a graded step (grading/sanitizer.hpp): run on every grading where `run` (or
+// `grade --sanitize`), with these tools; each tool that reports a finding costs `cost_per_tool`
+// points of the exercise (0: reported only). Findings only ever cost: a clean report proves nothing.
+struct SanitizerRubric {
+    bool run = false;
+    std::vector<std::string> tools = {"memcheck", "racecheck", "synccheck", "initcheck"};
+    double cost_per_tool = 0;
+};
 
 struct Rubric {
     double correctness_points = 8;  // split evenly over the exercise's cases
@@ -43,6 +53,7 @@ struct Rubric {
     bool reference_match_costs_all = true;  // such a match scores nothing, for course staff to review
     std::map<std::string, double> weight;  // per exercise multiplier, default 1
     GradescopeSettings gradescope;         // how Gradescope shows the results (--gradescope)
+    SanitizerRubric sanitizer;             // the rubric's "sanitizer"
 
     // Missing keys keep their defaults. Throws RubricError, listing every problem, for a document
     // rubric.schema.json refuses or whose values cannot work together.

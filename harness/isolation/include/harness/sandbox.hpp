@@ -60,7 +60,8 @@ struct SandboxPolicy {
     ProcessLimits limits;
     // Whether the CUDA toolkit and the compilers are hidden; unset: hidden where the program may
     // use the GPU (a run needs the driver, never a compiler), shown for a compile. What
-    // system_paths_extra names is never hidden.
+    // system_paths_extra names is never hidden; one inside a hidden directory (compute-sanitizer's
+    // directory in a toolkit root) is shown alone, the rest of that directory still empty.
     std::optional<bool> hide_toolchains;
 };
 
