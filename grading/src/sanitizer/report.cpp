@@ -143,7 +143,7 @@ private:
         if (h.empty()) return;
         static const std::regex summary(R"(^ERROR SUMMARY: ([0-9]{1,9}) errors?)");
         static const std::regex invalid(R"(^Invalid (__\w+__ )?(read|write|atomic)\w* of size ([0-9]+) bytes?)");
-        static const std::regex race(R"(^(Error|Warning): Race reported between (\w+) access at (.*)$)");
+        static const std::regex race(R"(^(Error|ERROR|Warning|WARNING): Race reported between (\w+) access at (.*)$)");
         static const std::regex hazard(R"(^(ERROR|WARNING): Potential (\w+) hazard detected at __shared__)");
         std::cmatch m;
         const std::string text(h);
