@@ -129,6 +129,7 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         harness::RunRequest run_request;
         run_request.exercise = request.exercise->name;
         run_request.gpu_lock = request.gpu_lock;
+        run_request.exit_wait = std::chrono::seconds(30);  // compute-sanitizer's summary comes after the runner's exit
         const std::string log = "sanitizer-" + tool;
         run_request.spawn = [&](int k) { return request.spawn(argv, program.directory, log + "-" + std::to_string(k)); };
         for (const auto& c : cases) run_request.cases.push_back({c.index, c.n, false});
