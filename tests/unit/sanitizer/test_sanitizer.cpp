@@ -15,6 +15,7 @@
 #include "grading/sanitizer.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "formats/feedback.hpp"
 #include "sanitizer/run.hpp"
 
 namespace fs = std::filesystem;
@@ -306,4 +307,34 @@ TEST_CASE("the rubric prices each tool with findings, never below zero, and repo
 
     CHECK_THROWS_AS(Rubric::from_json(nlohmann::json::parse(R"({"sanitizer": {"tools": ["leakcheck"]}})")), RubricError);
     CHECK_THROWS_AS(Rubric::from_json(nlohmann::json::parse(R"({"sanitizer": {"cost_per_tool": -1}})")), RubricError);
+}
+
+TEST_CASE("the feedback shows each tool: its findings' explanations, nothing found, or not checked and why")
+{
+    ExerciseResult result;
+    result.name = "scan_kogge_stone";
+    result.status = ExerciseStatus::graded;
+    CaseResult pass;
+    pass.status = CaseStatus::pass;
+    result.cases = {pass};
+    SanitizerFinding race;
+    race.tool = "racecheck";
+    race.kind = "race";
+    race.kernel = "kogge_stone_kernel";
+    race.line = 31;
+    race.access = "read";
+    race.other_access = "write";
+    race.explanation = explain(race);
+    result.sanitizer = {{"memcheck", {{"checked", true}, {"findings", nlohmann::json::array()}}},
+                        {"racecheck", {{"checked", true}, {"findings", {sanitizer_finding_json(race)}}}},
+                        {"initcheck", {{"checked", false}, {"why", "compute-sanitizer not found: not checked"}}}};
+    result.sanitizer_tools_with_findings = {"racecheck"};
+    const Rubric priced = Rubric::from_json(nlohmann::json::parse(R"({"sanitizer": {"cost_per_tool": 2}})"));
+    score_exercise(priced, result);
+    const std::string text = formats::correctness_details(result, formats::Markup::text);
+    CHECK(text.find("compute-sanitizer memcheck: nothing found") != std::string::npos);
+    CHECK(text.find("racecheck: a read of shared memory in kogge_stone_kernel (line 31) races with a write") !=
+          std::string::npos);
+    CHECK(text.find("compute-sanitizer initcheck: compute-sanitizer not found: not checked") != std::string::npos);
+    CHECK(text.find("Sanitizer findings cost 2.00 points.") != std::string::npos);
 }
