@@ -94,7 +94,10 @@ harness::SpawnOptions runner_spawn(const GradeOptions& options, const harness::E
     }
     spawn.argv.push_back("/grader/runner");
     harness::SandboxPolicy policy;
-    if (!shown_dir.empty()) policy.system_paths_extra = {shown_dir};
+    if (!shown_dir.empty()) {
+        policy.system_paths_extra = {shown_dir};
+        policy.shm_bytes = 256ull << 20;  // compute-sanitizer may talk to the runner through shared memory
+    }
     policy.gpu = true;
     policy.gpu_node = options.gpu_node;  // the GPU this grading locked and times on, alone
     policy.mounts = {{program, "/grader/runner", false}};

@@ -264,6 +264,13 @@ TEST_CASE("a writable mount is writable, /tmp is private and bounded")
             (contains(elsewhere.output, "write failed: EROFS") || contains(elsewhere.output, "write failed: EACCES")));
     }
     CHECK(run_probe({"write", "/dev/null", "10"}, policy).status.ok());
+
+    // A policy's shm_bytes (a compute-sanitizer run): /dev/shm writable up to its size, /dev still not.
+    policy.shm_bytes = 1 << 20;
+    CHECK(run_probe({"write", "/dev/shm/file", "100000"}, policy).status.ok());
+    CHECK(contains(run_probe({"write", "/dev/shm/fill.bin", std::to_string(4 << 20)}, policy).output,
+                   "write failed: ENOSPC"));
+    CHECK(run_probe({"write", "/dev/file", "10"}, policy).status.code == 1);
 }
 
 TEST_CASE("the program sees only its own PID namespace")

@@ -517,6 +517,8 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     }
 
     args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
+    if (policy.shm_bytes > 0)
+        args.insert(args.end(), {"--perms", "1777", "--size", std::to_string(policy.shm_bytes), "--tmpfs", "/dev/shm"});
     if (policy.gpu) {
         // The /dev/nvidia* nodes (nvidiactl, nvidia-uvm, nvidia-caps/, ...), of the numbered ones
         // only the GPU's own where one is named (the driver then shows the program that GPU alone,

@@ -54,6 +54,9 @@ struct SandboxPolicy {
     std::vector<std::string> env;                 // "NAME=value": the program's whole environment (but
                                                   // PWD, the working directory, which bwrap always sets)
     std::uint64_t tmp_bytes = 512ull << 20;       // size of the private /tmp (tmpfs)
+    // A writable /dev/shm of this size (tmpfs), for a tool that talks to its program through shared
+    // memory (compute-sanitizer); 0: /dev/shm read-only and empty, as the rest of /dev.
+    std::uint64_t shm_bytes = 0;
     // Processes (per sandbox: the tree's control group, else RLIMIT_NPROC), open files, CPU
     // seconds, file size (and the output's tmpfs), memory per process (RLIMIT_DATA) and of the whole
     // sandbox (tree_memory_bytes; 0: max_data_bytes). tree_processes is taken from max_processes.
