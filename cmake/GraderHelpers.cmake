@@ -42,6 +42,10 @@ endfunction()
 # grader_add_gpu_test(NAME COMMAND cmd args... [TIMEOUT seconds])
 # A test that needs a CUDA GPU. Its program must print why and exit 77 when there is none;
 # CTest then reports it as skipped (the test preset runs verbose, so the reason is printed).
+# Where configure found no GPU (GRADER_GPU_FOUND, GraderArchitecture.cmake) the test is
+# registered disabled, so CTest lists it as "Not Run (Disabled)" instead of counting it among the
+# tests passed, and one test, gpu_tests_not_run, says why and is reported skipped: it keeps a
+# run of the gpu label from finding no test at all (the presets' noTestsAction).
 function(grader_add_gpu_test NAME)
   cmake_parse_arguments(ARG "" "TIMEOUT" "COMMAND" ${ARGN})
   if(NOT ARG_TIMEOUT)
@@ -49,6 +53,18 @@ function(grader_add_gpu_test NAME)
   endif()
   add_test(NAME ${NAME} COMMAND ${ARG_COMMAND})
   set_tests_properties(${NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT} SKIP_RETURN_CODE 77 LABELS "gpu")
+  if(NOT GRADER_GPU_FOUND)
+    set_tests_properties(${NAME} PROPERTIES DISABLED TRUE)
+    get_property(said GLOBAL PROPERTY GRADER_GPU_TESTS_NOT_RUN_SAID)
+    if(NOT said)
+      set_property(GLOBAL PROPERTY GRADER_GPU_TESTS_NOT_RUN_SAID TRUE)
+      string(CONCAT why "No GPU when this build was configured (nvidia-smi saw none): every test labelled gpu is "
+                        "disabled, and listed as Not Run. On a machine with a GPU, configure again (cmake --preset "
+                        "default) to run them.")
+      add_test(NAME gpu_tests_not_run COMMAND ${CMAKE_COMMAND} -E echo "${why}")
+      set_tests_properties(gpu_tests_not_run PROPERTIES LABELS "gpu" SKIP_REGULAR_EXPRESSION "No GPU")
+    endif()
+  endif()
 endfunction()
 
 # grader_add_family(FOLDER)

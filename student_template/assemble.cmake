@@ -44,7 +44,8 @@ endforeach()
 
 # The grader, from source: the same code that grades the course, apart from the references.
 file(COPY ${SOURCE_DIR}/cmake/GraderArchitecture.cmake ${SOURCE_DIR}/cmake/GraderDependencies.cmake
-          ${SOURCE_DIR}/cmake/GraderHelpers.cmake DESTINATION ${OUTPUT_DIR}/grader/cmake)
+          ${SOURCE_DIR}/cmake/GraderHelpers.cmake ${SOURCE_DIR}/cmake/GraderGradeStep.cmake
+     DESTINATION ${OUTPUT_DIR}/grader/cmake)
 file(COPY ${SOURCE_DIR}/harness DESTINATION ${OUTPUT_DIR}/grader)
 file(COPY ${SOURCE_DIR}/grading DESTINATION ${OUTPUT_DIR}/grader PATTERN integrations EXCLUDE)
 

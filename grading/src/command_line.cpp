@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 namespace grading {
 namespace {
 
-const char* description = R"(Grades a directory of <exercise>.cu files (see docs/CONTRACT.md) and writes results.json:
+const char* description = R"(Grades a directory of <exercise>.cu files (see CONTRACT.md) and writes results.json:
   grade --submission DIR [OPTIONS]
 or lists the exercises and their cases:
   grade --list [--exercise NAME]
@@ -27,6 +27,28 @@ or measures the hidden references beside their ceilings on this GPU (see grade b
   grade bench [--sizes N[,N...]] [--output-dir DIR]
 or grades every student of a class, several at once on each GPU (see grade class --help):
   grade class --submissions DIR --output-dir OUT [GRADING OPTIONS])";
+
+// Where a file that the help names is, seen from grade's own bin/ folder: an installed grader's
+// share/pmpp-grader/, else the sources beside a build tree (the repository's build/bin/, the
+// handout's, whose grader sources are in grader/); `in_sources` (its path in the grader's sources)
+// where none is there.
+std::string shipped_file(const std::string& bin_dir, const std::string& name, const std::string& in_sources)
+{
+    if (bin_dir.empty()) return in_sources;
+    const fs::path bin(bin_dir);
+    for (const fs::path& candidate : {bin / ".." / "share" / "pmpp-grader" / name, bin / ".." / ".." / in_sources,
+                                      bin / ".." / ".." / "grader" / in_sources}) {
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+    }
+    return in_sources;
+}
+
+// grade's bin/ folder: where main found the reference runner, beside grade.
+std::string bin_dir_of(const GradeOptions& defaults)
+{
+    return defaults.reference_runner.empty() ? std::string() : fs::path(defaults.reference_runner).parent_path().string();
+}
 
 // Short: it is also the subcommand's line in grade --help.
 const char* bench_description = "measures the hidden references beside their ceilings on this GPU";
@@ -46,8 +68,10 @@ Exit codes:
 
 const char* exit_codes = R"(Exit codes:
   0  graded, and every case of every exercise asked for passed (speed points, which depend
-     on the machine's load, do not count here); also --help, --version and --list
-  1  graded, and something did not pass: the table and the results file say what
+     on the machine's load, do not count here); also --help, --version and --list; with
+     --build-only: every submitted file builds and passes the build checks
+  1  graded, and something did not pass: the table and the results file say what (with
+     --build-only: a submitted file does not build or fails a build check)
   2  usage error: the command line or the --rubric file is wrong; nothing was graded
   3  this machine cannot grade: no usable GPU, a compiler that does not work, the grader's
      lib/ not beside its bin/, no sandbox, an output directory missing or not writable, a
@@ -119,11 +143,25 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
     command.work_dir_given = app.count("--work-dir") > 0;
     if (app.count("--no-reference-timing") && app.count("--reference-runner"))
         throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
+    if (options.build_only) {
+        for (const char* timing : {"--case", "--reference-runner", "--reps", "--timing-precision"})
+            if (app.count(timing)) throw CLI::ValidationError("--build-only", std::string("runs no case: ") + timing + " has nothing to do");
+        options.reference_runner.clear();  // nothing is timed
+    }
     std::vector<std::string>& names = options.exercises;
     names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
     if (names.empty())
         for (const auto& e : harness::all_exercises()) names.push_back(e.name);
     if (command.list) return;
+    // One grading is one submission: a second --submission would silently replace the first (the
+    // options' policy elsewhere), and a class has grade class.
+    if (const CLI::Option* submission = app.get_option("--submission"); submission->count() > 1) {
+        std::string given;
+        for (const auto& path : submission->results()) given += (given.empty() ? "" : "' and '") + path;
+        throw CLI::ValidationError("--submission", "given more than once ('" + given +
+                                                       "'); grade grades one submission (grade class grades "
+                                                       "every student folder below one directory)");
+    }
     if (options.submission.empty()) throw CLI::RequiredError("--submission (or --list)");
     if (!fs::is_directory(options.submission))
         throw CLI::ValidationError("--submission", "no directory " + options.submission);
@@ -147,6 +185,10 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_option("--case", o.case_label, "run only this case (with one --exercise); labels from --list")
         ->type_name("LABEL");
     app.add_flag("--list", command.list, "list the exercises and their cases, then exit");
+    app.add_flag("--build-only", o.build_only,
+                 "build each file and run the build checks (compile, forbidden headers and symbols,\n"
+                 "code checks), no case: each exercise is built, compile_error or invalid_submission;\n"
+                 "needs no GPU; exit code 0 when every submitted file builds and passes them");
     app.add_option("--output", command.output, "where to write the results (default: results.json)")->type_name("FILE");
     FormatRequests& formats = command.formats;
     app.add_option("--gradescope", formats.gradescope,
@@ -183,11 +225,13 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
            "percent, 0.01 to 100 (default: 1)")
         ->type_name("PERCENT")
         ->check(CLI::Range(0.01, 100.0).description(""));
+    const std::string bin_dir = bin_dir_of(o);
     app.add_option_function<std::string>(
            "--rubric", [&o](const std::string& path) { o.rubric = rubric_from_file(path); },
-           "points, speed thresholds, weights and Gradescope's visibility, checked against\n"
-           "grading/rubric.schema.json (see grading/rubric.example.json); a wrong rubric is\n"
-           "a usage error (exit code 2)")
+           "points, speed thresholds, weights and Gradescope's visibility, checked against\n" +
+               shipped_file(bin_dir, "rubric.schema.json", "grading/rubric.schema.json") + "\nan example: " +
+               shipped_file(bin_dir, "rubric.example.json", "grading/rubric.example.json") +
+               "\na wrong rubric is a usage error (exit code 2)")
         ->type_name("FILE");
     app.add_option("--jobs", o.compile_jobs, "compiles in parallel, 1 to 1024 (default: number of cores)")
         ->type_name("N")
@@ -289,7 +333,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
 {
     if (args.size() > 1 && args[1] == "class") return parse_class_command_line(args, defaults);
     CLI::App app(description, "grade");
-    app.footer(exit_codes);
+    app.footer(std::string(exit_codes) + "\n\nThe contract submissions follow: " +
+               shipped_file(bin_dir_of(defaults), "CONTRACT.md", "docs/CONTRACT.md"));
     // Help and version win over a mistake anywhere else on the line, as before CLI11: their flags act as soon as
     // they are read, where CLI11 would first check every other option's value.
     app.set_help_flag();

@@ -28,6 +28,7 @@ Tone tone_of(CaseStatus status)
 Tone tone_of(const ExerciseResult& exercise)
 {
     if (exercise.status == ExerciseStatus::not_submitted) return Tone::partial;
+    if (exercise.status == ExerciseStatus::built) return exercise.library_use.empty() ? Tone::good : Tone::partial;
     if (exercise.status != ExerciseStatus::graded) return Tone::bad;
     const bool all_passed = std::all_of(exercise.cases.begin(), exercise.cases.end(),
                                         [](const CaseResult& c) { return c.status == CaseStatus::pass; });

@@ -69,6 +69,15 @@ void list_cases(const std::vector<std::string>& names)
     }
 }
 
+// With --build-only, exit code 0 means every submitted file built and passed the build checks.
+bool every_file_built(const grading::GradeReport& report)
+{
+    return std::all_of(report.exercises.begin(), report.exercises.end(), [](const grading::ExerciseResult& e) {
+        return e.status == grading::ExerciseStatus::not_submitted ||
+               (e.status == grading::ExerciseStatus::built && e.library_use.empty());
+    });
+}
+
 // Exit code 0 means every case passed; speed points are left out, since they move with the
 // machine's load, and a single rerun case (--case) cannot earn them at all.
 bool every_case_passed(const grading::GradeReport& report)
@@ -113,7 +122,9 @@ int run_grade(grading::GradeCommand command)
     struct ClearGate {
         ~ClearGate() { harness::set_chunk_gate(nullptr); }
     } clear_gate_before_the_lock_goes;
-    if (problems.empty()) {
+    // --build-only runs nothing on the GPU: no lock, no device node, no monitor.
+    const bool uses_gpu = !command.options.build_only;
+    if (problems.empty() && uses_gpu) {
         const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
         try {
             gpu_lock.emplace(harness::gpu_lock_path(command.gpu_lock_dir, gpu.uuid.empty() ? gpu.name : gpu.uuid));
@@ -128,7 +139,7 @@ int run_grade(grading::GradeCommand command)
     // Submitted code sees the graded GPU alone (CUDA_VISIBLE_DEVICES picks it for grade, but
     // the sandbox clears the environment, and a runner could unset it anyway): the sandbox binds
     // only its /dev/nvidiaN. A machine with several GPUs where that node cannot be told is refused.
-    if (problems.empty() && sandbox) {
+    if (problems.empty() && sandbox && uses_gpu) {
         const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
         command.options.gpu_node = harness::gpu_device_node(gpu.pci_bus_id);
         if (command.options.gpu_node.empty() && harness::gpu_device_node_count() > 1)
@@ -141,7 +152,7 @@ int run_grade(grading::GradeCommand command)
     }
     // Other processes on the GPU during timed phases, and its clocks (NVML, where the driver has it).
     std::optional<grading::GpuMonitor> monitor;
-    if (problems.empty()) {
+    if (problems.empty() && uses_gpu) {
         const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
         if (!gpu.uuid.empty()) monitor.emplace(gpu.uuid);
         if (monitor && monitor->available()) {
@@ -183,7 +194,10 @@ int run_grade(grading::GradeCommand command)
         grading::print_summary_table(report, std::cout, colour);
         progress << "results written to " << command.output << "\n";
         if (command.options.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
-        return every_case_passed(report) ? grading::exit_success : grading::exit_graded_with_failures;
+        // The last line, --quiet or not: what a build step or a script that ran grade shows.
+        std::cout << grading::grading_verdict(report, command.options.build_only) << std::endl;
+        const bool fine = command.options.build_only ? every_file_built(report) : every_case_passed(report);
+        return fine ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
         std::cerr << "grade: the grading could not finish: " << harness::printable_text(e.what()) << "\n";
         return grading::exit_environment_error;

@@ -219,6 +219,32 @@ void describe_code_checks(const Rubric& rubric, const BuildResult& build, Exerci
     }
 }
 
+std::string library_use_message(const ExerciseResult& result)
+{
+    return "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+}
+
+// What the compiled code shows of the exercise's technique, as results.json records it, with the
+// rubric's requirement.
+void record_technique(const Rubric& rubric, const BuildResult& build, ExerciseResult& result)
+{
+    result.technique = build.technique;
+    result.technique->require_all = rubric.technique == "require";
+}
+
+// A required technique the file lacks costs its points (score_exercise): the message says which,
+// first, in the student's words.
+void describe_technique(const Rubric& rubric, ExerciseResult& result)
+{
+    if (!result.technique) return;
+    const auto missing = result.technique->missing_required(rubric.technique == "require");
+    if (missing.empty()) return;
+    std::string text = "no points: " + missing_sentence(missing.front());
+    if (missing.size() > 1)
+        text += " (and " + std::to_string(missing.size() - 1) + " more: technique lists them)";
+    result.message = result.message.empty() ? text : text + "; " + result.message;
+}
+
 ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::SpeedCaseTimer* timer,
                               const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
                               const nlohmann::json& calibration, std::ostream& progress)
@@ -231,6 +257,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (file.path.empty()) {
         result.status = ExerciseStatus::not_submitted;
         result.message = "no " + exercise.name + ".cu in the submission";
+        if (!file.near_miss.empty()) result.message += "; " + file.near_miss;
         if (!file.unread.empty()) result.message += " (not read: " + file.unread + ")";
     } else if (!file.buildable()) {
         result.status = ExerciseStatus::invalid_submission;
@@ -261,6 +288,19 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     result.compile_seconds = build->seconds;
     result.library_use = build->library_use;
     record_code_checks(options.rubric, *build, result);
+    record_technique(options.rubric, *build, result);
+    if (options.build_only) {
+        result.status = ExerciseStatus::built;
+        if (!result.library_use.empty()) result.message = library_use_message(result);
+        describe_technique(options.rubric, result);
+        describe_code_checks(options.rubric, *build, result);
+        if (result.message.empty()) result.message = "it builds and passes the build checks; no case was run (--build-only)";
+        progress << ": " << paint(to_text(result.status), tone_of(result), options.colour) << " ("
+                 << harness::printable_text(result.message) << ")\n"
+                 << std::flush;
+        score_exercise(options.rubric, result);
+        return result;
+    }
 
     // A place on the GPU first (gradings side by side share them), before any runner starts: the
     // wait for it is no time of the submission's.
@@ -353,8 +393,8 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
         result.status = ExerciseStatus::graded;
         if (!run.startup_failure.empty()) result.message = run.startup_failure;
     }
-    if (!result.library_use.empty())
-        result.message = "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
+    if (!result.library_use.empty()) result.message = library_use_message(result);
+    if (result.status == ExerciseStatus::graded) describe_technique(options.rubric, result);
     if (result.status == ExerciseStatus::graded) describe_code_checks(options.rubric, *build, result);
     if (result.status == ExerciseStatus::graded && (options.sanitize || options.rubric.sanitizer.run)) {
         SanitizerStep step = sanitize_exercise(options, exercise, build->executable, progress);

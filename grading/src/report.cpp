@@ -4,7 +4,9 @@
 #include "harness/cases.hpp"
 #include "harness/text.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <map>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
@@ -80,6 +82,39 @@ nlohmann::json case_json(const CaseResult& c)
     return j;
 }
 
+// What the compiled code shows of the exercise's technique (grading/technique.hpp): one object
+// per technique, every one reported, whether expected, required, found or not checked and why.
+nlohmann::json technique_json(const std::optional<TechniqueReport>& t)
+{
+    if (!t) return nullptr;
+    nlohmann::json checks = nlohmann::json::object();
+    for (const auto& c : t->checks)
+        checks[harness::to_text(c.technique)] = {
+            {"description", describe(c.technique)},
+            {"expected", c.expected},
+            {"required", t->required(c.technique, t->require_all)},
+            {"basis", c.basis},
+            {"found", c.found ? nlohmann::json(*c.found) : nlohmann::json(nullptr)},
+            {"evidence", c.evidence},
+            {"not_checked", c.found ? std::string() : c.not_checked}};
+    nlohmann::json missing = nlohmann::json::array();
+    for (const auto m : t->missing()) missing.push_back(harness::to_text(m));
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : t->resources)
+        kernels.push_back({{"name", k.name},
+                           {"arch", k.arch},
+                           {"registers", k.registers},
+                           {"shared_bytes", k.shared_bytes},
+                           {"local_bytes", k.local_bytes},
+                           {"stack_bytes", k.stack_bytes}});
+    return {{"mode", t->require_all ? "require" : "report"},
+            {"kernels", t->kernels ? nlohmann::json(*t->kernels) : nlohmann::json(nullptr)},
+            {"kernel_names", t->kernel_names},
+            {"checks", checks},
+            {"missing", missing},
+            {"resources", {{"checked", !t->resources.empty()}, {"note", t->resources_not_checked}, {"kernels", kernels}}}};
+}
+
 // Every string and key of `j` made valid_text (harness/text.hpp): text from a submission is cleaned
 // where it enters, and this is the results' last line of defence, so that a byte that slipped
 // past (a file name, a message a later change forgot) costs nothing but itself. Iterative: how deep
@@ -109,11 +144,40 @@ void make_valid(nlohmann::json& j)
     }
 }
 
+// The table's status word: what a student needs from one glance. "graded" alone would read the
+// same for 0 of 24 cases passed and for all 24.
+std::string table_status(const ExerciseResult& e)
+{
+    if (e.status != ExerciseStatus::graded) return to_text(e.status);
+    const auto failing = failing_cases(e);
+    if (failing > 0) return "failed (" + std::to_string(failing) + " of " + std::to_string(e.cases.size()) + ")";
+    return e.library_use.empty() ? "passed" : "library use";
+}
+
+std::string plural(std::size_t count, const std::string& one, const std::string& many)
+{
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
 std::string fixed(double value, int precision)
 {
     std::ostringstream s;
     s << std::fixed << std::setprecision(precision) << value;
     return s.str();
+}
+
+// One line per exercise whose compiled code lacks a technique it is expected to show.
+void print_technique_lines(const GradeReport& report, std::ostream& out)
+{
+    for (const auto& e : report.exercises) {
+        if (!e.technique) continue;
+        const auto missing = e.technique->missing();
+        if (missing.empty()) continue;
+        std::string line;
+        for (const auto m : missing) line += std::string(line.empty() ? "" : "; ") + "never " + describe(m);
+        const bool costs = !e.technique->missing_required(e.technique->require_all).empty();
+        out << "technique: " << e.name << ": " << line << (costs ? " (no points)" : "") << "\n";
+    }
 }
 
 }  // namespace
@@ -146,6 +210,7 @@ nlohmann::json to_json(const GradeReport& report)
                              {"compile_output", e.compile_output},
                              {"library_use", e.library_use},
                              {"code_checks", e.code_checks},
+                             {"technique", technique_json(e.technique)},
                              {"sanitizer", sanitizer_json(e)},
                              {"runner_output", e.runner_output},
                              {"seconds", e.seconds},
@@ -195,7 +260,7 @@ void print_summary_table(const GradeReport& report, std::ostream& out, bool colo
         }
         const std::string cases = e.cases.empty() ? "-" : std::to_string(passed) + "/" + std::to_string(e.cases.size());
         std::ostringstream status;
-        status << std::left << std::setw(19) << e.status;
+        status << std::left << std::setw(19) << table_status(e);
         out << std::left << std::setw(35) << e.name << paint(status.str(), tone_of(e), colour) << std::right
             << std::setw(7) << cases << std::setw(13) << (fixed(e.points, 2) + "/" + fixed(e.max_points, 0))
             << std::setw(12) << speed << std::setw(10) << bandwidth << "\n";
@@ -208,6 +273,55 @@ void print_summary_table(const GradeReport& report, std::ostream& out, bool colo
                 ? "(none used)"
                 : harness::printable_text(report.device + " (compute capability " + report.compute_capability + ")"))
         << "; wall time " << fixed(report.seconds, 1) << " s\n";
+    print_technique_lines(report, out);
+}
+
+std::size_t failing_cases(const ExerciseResult& exercise)
+{
+    return static_cast<std::size_t>(std::count_if(exercise.cases.begin(), exercise.cases.end(),
+                                                  [](const CaseResult& c) { return c.status != CaseStatus::pass; }));
+}
+
+std::string grading_verdict(const GradeReport& report, bool build_only)
+{
+    std::size_t cases = 0, failing = 0, exercises_failing = 0, built = 0;
+    std::map<ExerciseStatus, std::size_t> not_graded;  // by status, in the statuses' order
+    std::size_t library_use = 0;
+    for (const auto& e : report.exercises) {
+        if (e.status == ExerciseStatus::built) {
+            // One that calls a library to do the work builds, but does not pass what the build checks.
+            ++(e.library_use.empty() ? built : library_use);
+        } else if (e.status != ExerciseStatus::graded) {
+            ++not_graded[e.status];
+        } else {
+            cases += e.cases.size();
+            const std::size_t f = failing_cases(e);
+            failing += f;
+            exercises_failing += f > 0;
+            library_use += f == 0 && !e.library_use.empty();
+        }
+    }
+    std::string text;
+    if (built > 0 || build_only)
+        text = built == 0   ? "no file builds and passes the build checks"
+               : built == 1 ? "1 file builds and passes the build checks"
+                            : std::to_string(built) + " files build and pass the build checks";
+    if (cases > 0) {
+        if (!text.empty()) text += "; ";
+        text += failing > 0    ? std::to_string(failing) + " of " + plural(cases, "case fails", "cases fail") + " in " +
+                                     plural(exercises_failing, "exercise", "exercises")
+                : cases == 1 ? "the one case passes"
+                             : "all " + std::to_string(cases) + " cases pass";
+    } else if (!build_only) {
+        text = "no case ran";
+    }
+    if (library_use > 0) text += "; " + plural(library_use, "exercise uses", "exercises use") + " a library it may not";
+    for (const auto& [status, count] : not_graded) {
+        std::string words = to_text(status);
+        std::replace(words.begin(), words.end(), '_', ' ');
+        text += "; " + std::to_string(count) + " " + words;
+    }
+    return (build_only ? "checked: " : "graded: ") + text;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text)

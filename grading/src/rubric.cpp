@@ -24,18 +24,74 @@ std::string where(const std::string& pointer)
 // valijson's words for a key that additionalProperties refuses, the key in quotes after them.
 constexpr const char* unknown_key_message = "Object contains a property that could not be validated";
 
-// The schema's object for the value at `pointer` (its "properties" followed down), or null. The
-// rubric's keys need no JSON pointer escapes.
+// The schema's object for the value at `pointer` (its "properties", else its "additionalProperties"
+// schema, followed down; a "$ref" to "#/$defs/..." resolved), or null. The rubric's keys need no
+// JSON pointer escapes.
 const nlohmann::json* schema_at(const nlohmann::json& schema, const std::string& pointer)
 {
+    const auto resolved = [&schema](const nlohmann::json* at) {
+        const auto ref = at->find("$ref");
+        if (ref == at->end() || !ref->is_string() || ref->get<std::string>().rfind("#/", 0) != 0) return at;
+        const nlohmann::json::json_pointer target(ref->get<std::string>().substr(1));
+        return schema.contains(target) ? &schema.at(target) : at;
+    };
     const nlohmann::json* at = &schema;
     std::istringstream tokens(pointer.empty() ? "" : pointer.substr(1));
     for (std::string token; !pointer.empty() && std::getline(tokens, token, '/');) {
         const auto properties = at->find("properties");
-        if (properties == at->end() || !properties->contains(token)) return nullptr;
-        at = &(*properties)[token];
+        const auto additional = at->find("additionalProperties");
+        if (properties != at->end() && properties->contains(token))
+            at = &(*properties)[token];
+        else if (additional != at->end() && additional->is_object())
+            at = &*additional;
+        else
+            return nullptr;
     }
-    return at;
+    return resolved(at);
+}
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+// JSON Schema's type names as words.
+std::string type_in_words(const std::string& type)
+{
+    if (type == "number") return "a number";
+    if (type == "integer") return "a whole number";
+    if (type == "boolean") return "true or false";
+    if (type == "string") return "a string in double quotes";
+    if (type == "object") return "an object ({\"key\": value, ...})";
+    if (type == "array") return "a list ([...])";
+    return type;
+}
+
+// What the schema allows for one value, in words: "one of \"refuse\", \"name\"", "a number, at
+// least 0", "true or false".
+std::string allowed_in_words(const nlohmann::json& schema)
+{
+    if (schema.contains("enum")) {
+        std::string values;
+        for (const auto& value : schema.at("enum")) values += (values.empty() ? "" : ", ") + value.dump();
+        return "one of " + values;
+    }
+    std::string text = schema.contains("type") && schema.at("type").is_string()
+                           ? type_in_words(schema.at("type").get<std::string>())
+                           : std::string("a value of the kind the schema describes");
+    std::vector<std::string> bounds;
+    const auto bound = [&](const char* key, const char* words) {
+        if (schema.contains(key) && schema.at(key).is_number())
+            bounds.push_back(std::string(words) + " " + number(schema.at(key).get<double>()));
+    };
+    bound("minimum", "at least");
+    bound("exclusiveMinimum", "more than");
+    bound("maximum", "at most");
+    bound("exclusiveMaximum", "less than");
+    for (std::size_t k = 0; k < bounds.size(); ++k) text += (k == 0 ? ", " : " and ") + bounds[k];
+    return text;
 }
 
 // One schema error as an instructor reads it: where, the rule, and the value that breaks it; an
@@ -54,18 +110,14 @@ std::string explained(const SchemaError& error, const nlohmann::json& document)
         return error.instance_path + "/" + key +
                ": unknown key (additionalProperties is false; the keys here: " + allowed + ")";
     }
-    std::string text = where(error.instance_path) + ": " + message;
+    // Every other rule in words: the value given, and what is allowed there (the validator's own
+    // sentence, "Failed to match against any enum values.", says neither).
     const nlohmann::json::json_pointer pointer(error.instance_path);
-    if (!error.instance_path.empty() && document.contains(pointer))
-        text += " (it is " + document.at(pointer).dump() + ")";
-    return text;
-}
-
-std::string number(double value)
-{
-    std::ostringstream text;
-    text << value;
-    return text.str();
+    std::string given = document.contains(pointer) ? document.at(pointer).dump() : std::string("the value");
+    if (given.size() > 60) given = given.substr(0, 57) + "...";
+    const nlohmann::json* schema = schema_at(rubric_schema(), error.instance_path);
+    if (schema == nullptr) return where(error.instance_path) + ": " + given + " is not allowed here (" + message + ")";
+    return where(error.instance_path) + ": " + given + " is not allowed; it must be " + allowed_in_words(*schema);
 }
 
 // What the schema cannot say: values that are each allowed but do not work together, and names
@@ -101,7 +153,11 @@ const nlohmann::json& rubric_schema()
 Rubric Rubric::from_json(const nlohmann::json& j)
 {
     std::vector<std::string> problems;
-    for (const auto& error : validate_json_schema(rubric_schema(), j)) problems.push_back(explained(error, j));
+    for (const auto& error : validate_json_schema(rubric_schema(), j))
+        // A value that breaks two rules (a type and a bound) is one line: it says all that is allowed.
+        if (const std::string line = explained(error, j);
+            std::find(problems.begin(), problems.end(), line) == problems.end())
+            problems.push_back(line);
     if (!problems.empty())
         throw RubricError("not a rubric as grading/rubric.schema.json describes it:" + joined(problems));
 
@@ -115,6 +171,7 @@ Rubric Rubric::from_json(const nlohmann::json& j)
     r.code_checks = j.value("code_checks", r.code_checks);
     r.reference_match_threshold = j.value("reference_match_threshold", r.reference_match_threshold);
     r.reference_match_costs_all = j.value("reference_match_costs_all", r.reference_match_costs_all);
+    r.technique = j.value("technique", r.technique);
     if (j.contains("weight")) r.weight = j.at("weight").get<std::map<std::string, double>>();
     if (j.contains("gradescope")) {
         const nlohmann::json& g = j.at("gradescope");
@@ -201,6 +258,8 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
     if (!result.library_use.empty() && rubric.library_use_costs_all)
         result.correctness_points = result.speed_points = 0;
     if (result.matches_reference && rubric.reference_match_costs_all)
+        result.correctness_points = result.speed_points = 0;
+    if (result.technique && !result.technique->missing_required(rubric.technique == "require").empty())
         result.correctness_points = result.speed_points = 0;
     // Each sanitizer tool that found something costs its price, from the correctness points first.
     result.sanitizer_points_lost = 0;

@@ -157,7 +157,8 @@ struct Readback {
     std::size_t out_bytes = 0, in_guard_bytes = 0, scratch_guard_bytes = 0;
     std::uint64_t input_checksum = 0;  // of the input after the run (bits_checksum)
     long long input_first_changed = -1, input_changed_elements = 0;
-    std::uint64_t repeat_checksum = 0;  // of a second run's output
+    std::uint64_t repeat_checksum = 0;                 // of a second run's output
+    std::optional<std::uint64_t> zero_start_checksum;  // of a run from zeros, where out[0] was left NaN
 };
 
 void read_back(const CaseBuffers& buffers, Readback& r)
@@ -207,9 +208,42 @@ std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffe
     return buffers.out->bits_checksum(f64, sum.get());
 }
 
+// Whether out[0] still holds the unwritten pattern or is NaN after the run: what a kernel leaves
+// that adds into `out` (atomicAdd, +=) instead of storing to it, the poison taking the place of
+// the 0 it assumed. (out[0] alone: a look at one element costs nothing where the output is right.)
+bool first_output_untouched_or_nan(const Readback& r, bool f64)
+{
+    const std::uint8_t* first = r.blob.data() + static_cast<std::size_t>(guard_elements) * (f64 ? 8 : 4);
+    if (f64) {
+        std::uint64_t bits;
+        std::memcpy(&bits, first, sizeof bits);
+        double value;
+        std::memcpy(&value, first, sizeof value);
+        return bits == unwritten_f64 || value != value;
+    }
+    std::uint32_t bits;
+    std::memcpy(&bits, first, sizeof bits);
+    float value;
+    std::memcpy(&value, first, sizeof value);
+    return bits == unwritten_f32 || value != value;
+}
+
+// Runs the launcher once more on the same input, from an output of zeros, and returns the checksum
+// of the values it leaves (harness::checksum_term, as golden_checksum): a wrong output that is
+// right from zeros comes from a kernel that adds into `out` without setting it first.
+std::uint64_t zero_start_checksum(const Exercise& exercise, const CaseBuffers& buffers, const DeviceSum& sum)
+{
+    const bool f64 = element_type(exercise) == ElementType::f64;
+    buffers.out->fill(0);
+    call_launcher(exercise.name, buffers.args);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return buffers.out->values_checksum(f64, sum.get());
+}
+
 nlohmann::json describe_output(const Case& c, const Readback& r)
 {
-    return {
+    nlohmann::json meta = {
         {"case", c.index},
         {"segments",
          {{{"name", "out"}, {"bytes", r.out_bytes}},
@@ -220,6 +254,8 @@ nlohmann::json describe_output(const Case& c, const Readback& r)
         {"input_changed_elements", r.input_changed_elements},
         {"repeat_checksum", r.repeat_checksum},
     };
+    if (r.zero_start_checksum) meta["zero_start_checksum"] = *r.zero_start_checksum;
+    return meta;
 }
 
 // What the runner keeps between the commands of one case.
@@ -326,6 +362,10 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
             check_input(current.inputs, current.buffers, input_before, sum, readback);
             phase = "repeat";
             readback.repeat_checksum = repeat_checksum(exercise, current.buffers, sum);
+            if (first_output_untouched_or_nan(readback, f64)) {
+                phase = "a run from an output of zeros";
+                readback.zero_start_checksum = zero_start_checksum(exercise, current.buffers, sum);
+            }
             // The buffers go back to the GPU now, so that a runner sending its output or waiting for its
             // next case holds no more than its context while other exercises' runners (and other
             // gradings') need the memory; timed batches run in the timing server's memory.

@@ -17,6 +17,9 @@
 #       FAKE_COMPILER_HANG                never finishes
 #       FAKE_COMPILE_SLOW                 takes 8 s
 #       FAKE_LINK_ERROR                   the link fails like a duplicate definition
+#       FAKE_LAUNCHES_NO_KERNEL           the object does not call __cudaPushCallConfiguration, which
+#                                         every other fake object calls (as <<<>>> does): a launcher
+#                                         that computes its result on the host
 #   link:    nvcc <flags> -o RUNNER RUNNER_OBJECT SUBMISSION_OBJECT
 #     copies fake_runner to RUNNER with a trailer "FAKE_RUNNER_BEHAVIOUR=<behaviour>;" that
 #     fake_behaviour() (fake_behaviour.cpp) reads back from /proc/self/exe; the behaviour
@@ -88,6 +91,9 @@ trap 'rm -rf "$work"' EXIT
     printf '__attribute__((used)) const char fake_link_error[] = "FAKE_LINK_ERROR_MARK";\n'
   fi
   printf 'void fake_submission_launcher(void) {}\n'
+  if ! grep -q FAKE_LAUNCHES_NO_KERNEL "$src"; then
+    printf 'extern int fake_push(void) __asm__("__cudaPushCallConfiguration");\nint fake_launches(void) { return fake_push(); }\n'
+  fi
   k=0
   for symbol in $defines; do
     case "$symbol" in

@@ -28,6 +28,8 @@
 //    "runner_output_lacks": "text" | ["a", "b"],  runner_output contains none of these
 //    "code_finding": "text" | ["a", "b"],         for each, some entry of code_checks.findings contains it
 //    "matches_reference": true | false,           code_checks.reference.matches is this
+//    "technique_missing": ["launches_kernel"],    technique.missing is exactly this ([]: every expected
+//                                                 technique shows in the compiled code)
 //
 //  Checks of the whole run:
 //    "full_marks_for": ["scan_brent_kung"],       these exercises score full marks
@@ -201,6 +203,13 @@ void check_exercise(const json& e, const json& spec)
         expect(matches == spec.at("matches_reference").get<bool>(),
                name + " matches the reference's compiled code: " + (matches ? "yes" : "no") + " (" +
                    (checks.is_object() ? checks.at("reference").dump() : std::string("no code_checks")) + ")");
+    }
+    if (spec.contains("technique_missing")) {
+        const json technique = e.value("technique", json());
+        const json missing = technique.is_object() ? technique.at("missing") : json();
+        expect(missing == spec.at("technique_missing"), name + " technique.missing is " +
+                                                             spec.at("technique_missing").dump() + " (it is " +
+                                                             missing.dump() + ")");
     }
     if (spec.contains("runner_output_lacks")) {
         const std::string output = e.at("runner_output");

@@ -27,6 +27,12 @@ for file in bin/grade bin/grader_reference_runner lib/grader_runner.o lib/refere
   [ -f "$root/grader/$file" ] || fail "the install lacks $file"
 done
 "$root/grader/bin/grade" --version | grep -q "^grade " || fail "the installed grade does not run"
+# Its --help names the installed files, not the repository's (which a course machine does not have).
+installed_help=$("$root/grader/bin/grade" --help)
+for file in rubric.schema.json rubric.example.json CONTRACT.md; do
+  grep -qF "$(cd "$root/grader/share/pmpp-grader" && pwd -P)/$file" <<< "$installed_help" ||
+    fail "the installed grade --help does not name share/pmpp-grader/$file"
+done
 
 step "cmake --build $build --target gradescope_autograder"
 cmake --build "$build" --target gradescope_autograder

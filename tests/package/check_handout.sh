@@ -105,9 +105,10 @@ if grep -q "grade: nothing was graded" "$work/workflow.log"; then
   [ "$status" -ne 0 ] || fail "the workflow succeeded without grading"
   [ ! -e "$work/handout/build/results.json" ] || fail "results.json written without a grading"
 else
-  # A GPU: the stubs were graded, and fail.
+  # A GPU: the stubs were graded, and fail; that is the grading's answer, not a failed build.
   grep -q "^total" "$work/workflow.log" || fail "neither graded nor refused"
-  [ "$status" -ne 0 ] || fail "the workflow succeeded on the stubs"
+  grep -q "^graded: .* cases fail in" "$work/workflow.log" || fail "no line saying how many cases fail"
+  [ "$status" -eq 0 ] || fail "the workflow failed although grading did its work (failing cases are no build error)"
   [ -f "$work/handout/build/results.json" ] || fail "no results.json after grading"
 fi
 "$work/handout/build/bin/grade" --list --exercise scan_hierarchical | grep -q "n=4196353/int" ||

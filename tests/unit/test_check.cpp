@@ -232,6 +232,39 @@ TEST_CASE("an unwritten tail and a fully unwritten output")
     CHECK(d.summary == "2,500 of 2,500 output element(s) wrong");
 }
 
+TEST_CASE("an output that is right when run from zeros: the kernel adds into `out` without setting it")
+{
+    // `out[i] += ...` on the poison: float arithmetic on a NaN gives the GPU's canonical NaN.
+    ScanFixture f("scan_kogge_stone", 2500);
+    const std::vector<float> right = f.out.values;
+    std::uint32_t canonical = 0x7fffffffu;
+    float nan_value;
+    std::memcpy(&nan_value, &canonical, sizeof nan_value);
+    f.out.values.assign(2500, nan_value);
+    RawOutput raw = f.raw();
+    raw.zero_start_checksum = output_checksum(right.data(), right.size());
+    Diagnosis d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
+    CHECK(mentions(d, "the output is the right result plus what `out` held before the launch"));
+    CHECK(mentions(d, "your kernel adds into `out` (+= or atomicAdd) without setting it first"));
+    CHECK(mentions(d, "first wrong element: out[0] = NaN"));
+    CHECK_FALSE(mentions(d, "read outside"));
+    CHECK(d.detail["pattern"] == "accumulates_into_output");
+
+    // Run from zeros it is wrong too (or did nothing): the NaN keeps its usual explanation.
+    raw.zero_start_checksum = output_checksum(right.data(), right.size()) + 1;
+    d = check_case(f.exercise, f.c, f.inputs, f.expected, raw);
+    CHECK(mentions(d, "2,500 element(s) are NaN: the input's guard zones hold NaN"));
+    CHECK_FALSE(mentions(d, "held before the launch"));
+
+    // Fractional data: a checksum cannot say "within the tolerance", so nothing is concluded.
+    ScanFixture frac("scan_kogge_stone", 2500, DataKind::fractions);
+    const std::vector<float> frac_right = frac.out.values;
+    frac.out.values.assign(2500, nan_value);
+    raw = frac.raw();
+    raw.zero_start_checksum = output_checksum(frac_right.data(), frac_right.size());
+    CHECK_FALSE(mentions(check_case(frac.exercise, frac.c, frac.inputs, frac.expected, raw), "held before the launch"));
+}
+
 TEST_CASE("writes outside the output, before and after, are caught in the guard zones")
 {
     ScanFixture f("scan_kogge_stone", 1000);
@@ -285,6 +318,9 @@ TEST_CASE("parse_raw_output splits the segments and rejects inconsistent ones")
     CHECK(raw.in_guards == std::vector<std::uint8_t>{8, 9, 10, 11});
     CHECK(raw.scratch_guards == std::vector<std::uint8_t>{12, 13});
     CHECK(raw.input_checksum == 5);
+    CHECK_FALSE(raw.zero_start_checksum);
+    meta["zero_start_checksum"] = 77;
+    CHECK(parse_raw_output(meta, std::vector<std::uint8_t>(blob)).zero_start_checksum == std::uint64_t{77});
     CHECK_THROWS(parse_raw_output(meta, std::vector<std::uint8_t>(13, 1)));
     // Sizes that wrap around when added, a missing field, or garbage instead of segments.
     nlohmann::json huge = meta;

@@ -8,7 +8,9 @@
 #include "harness/baseline.hpp"
 #include "harness/cases.hpp"
 #include "harness/check.hpp"
+#include "harness/family.hpp"
 #include "harness/poison.hpp"
+#include "harness/timed_data.hpp"
 #include "thread_limit.hpp"
 
 using namespace harness;
@@ -74,6 +76,14 @@ struct Conv {
     Case c;
     CaseInputs inputs;
     Expected expected;
+    // One of the exercise's own cases, by its label.
+    Conv(const char* name, const char* label) : exercise(*find_exercise(name))
+    {
+        const auto cases = cases_for(exercise);
+        c = *find_case(cases, label);
+        inputs = make_inputs(exercise, c);
+        expected = golden(exercise, c, inputs);
+    }
     Conv(const char* name, int height, int width, int mask_width, DataKind data = DataKind::integers)
         : exercise(*find_exercise(name))
     {
@@ -94,6 +104,27 @@ struct Conv {
     Diagnosis check(const std::vector<float>& out) const
     {
         return check_case(exercise, c, inputs, expected, raw_output(out, inputs));
+    }
+    // What a float kernel computes with `mask` (row-major, this case's mask_width), ghosts 0.
+    std::vector<float> convolved_with(const std::vector<float>& mask) const
+    {
+        const bool two_d = exercise.family == Family::conv2d;
+        const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+        const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+        std::vector<float> out(static_cast<std::size_t>(c.n));
+        for (std::int64_t y = 0; y < height; ++y)
+            for (std::int64_t x = 0; x < width; ++x) {
+                float s = 0;
+                for (int j = 0; j < rows; ++j)
+                    for (int k = 0; k < w; ++k) {
+                        const std::int64_t yy = two_d ? y - r + j : 0, xx = x - r + k;
+                        if (yy >= 0 && yy < height && xx >= 0 && xx < width)
+                            s += mask[static_cast<std::size_t>(j * w + k)] *
+                                 inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+                    }
+                out[static_cast<std::size_t>(y * width + x)] = s;
+            }
+        return out;
     }
 };
 
@@ -168,6 +199,129 @@ TEST_CASE("reduction diagnosis: a pass short, a dropped tail, one block twice, f
 
     d = r.check(std::nan(""));
     CHECK(mentions(d, "load past the end of the input"));
+}
+
+TEST_CASE("reduction diagnosis: values through an int lose their fractions")
+{
+    // Each element through an int where it is loaded.
+    Reduction mixed(2049, DataKind::mixed_magnitudes);
+    std::int64_t each = 0;
+    for (double x : mixed.inputs.in_f64) each += static_cast<std::int64_t>(x);
+    Diagnosis d = mixed.check(static_cast<double>(each));
+    CHECK(mentions(d, "the result equals the sum of the inputs with each element truncated to an integer (" +
+                          with_commas(each) + "): the values pass through an `int`"));
+    CHECK(mentions(d, "keep every value and partial sum in double"));
+    CHECK(d.detail["pattern"] == "integer_truncation");
+
+    // Fractions in [-1, 1) all truncate to 0; pairs added during the load (reduction 4, 256 threads)
+    // truncate to -1, 0 or 1.
+    Reduction fractions(65'537, DataKind::fractions);
+    d = fractions.check(0.0);
+    CHECK(mentions(d, "truncated to an integer (0)"));
+    CHECK(mentions(d, "every value lies in (-1, 1); or nothing at all was added into out[0]"));
+    const auto& in = fractions.inputs.in_f64;
+    std::int64_t pairs = 0;
+    for (std::size_t i = 0; i < in.size(); ++i)
+        if (i % 512 < 256) pairs += static_cast<std::int64_t>(in[i] + (i + 256 < in.size() ? in[i + 256] : 0.0));
+    REQUIRE(pairs != 0);
+    d = fractions.check(static_cast<double>(pairs));
+    CHECK(mentions(d, "with each pair in[i] + in[i + 256] (the first add during the load) truncated to an integer"));
+
+    // A float accumulator is not an int: its result is not called truncated.
+    float f = 0;
+    for (double x : mixed.inputs.in_f64) f += static_cast<float>(x);
+    CHECK_FALSE(mentions(mixed.check(static_cast<double>(f)), "truncated"));
+    // Integer data: truncation changes nothing, so nothing is claimed.
+    Reduction ints(2049);
+    CHECK_FALSE(mentions(ints.check(ints.expected.value[0] + 1), "truncated"));
+}
+
+TEST_CASE("reduction diagnosis: atomicAdd into out[0] without setting it to 0 first")
+{
+    // The poison is a signalling NaN that an atomicAdd leaves as it is: out[0] looks never written.
+    // Run again from out[0] = 0, the launcher gives the right sum.
+    Reduction r(10'000);
+    double poison;
+    std::memcpy(&poison, &unwritten_f64, sizeof poison);
+    RawOutput raw = raw_output(std::vector<double>{poison}, r.inputs);
+    raw.zero_start_checksum = output_checksum(r.expected.value.data(), 1);
+    Diagnosis d = check_case(r.exercise, r.c, r.inputs, r.expected, raw);
+    CHECK(mentions(d, "out[0] is the right sum plus the value it held before the launch"));
+    CHECK(mentions(d,
+                   "your kernel adds into out[0] (atomicAdd) without setting it to 0 first; set it with "
+                   "cudaMemset or a first kernel"));
+    CHECK(mentions(d, "first wrong element: out[0] still holds the NaN pattern it held before the launch"));
+    CHECK_FALSE(mentions(d, "no output element was written"));
+    CHECK_FALSE(mentions(d, "never written"));
+
+    // The same with the poison quieted by the addition.
+    d = check_case(r.exercise, r.c, r.inputs, r.expected, [&] {
+        RawOutput quiet = raw_output(std::vector<double>{std::nan("")}, r.inputs);
+        quiet.zero_start_checksum = raw.zero_start_checksum;
+        return quiet;
+    }());
+    CHECK(mentions(d, "out[0] is the right sum plus the value it held before the launch"));
+    CHECK_FALSE(mentions(d, "load past the end of the input"));
+
+    // A launcher that writes nothing leaves 0 from zeros: still "no output element was written".
+    raw.zero_start_checksum = output_checksum(std::vector<double>{0.0}.data(), 1);
+    d = check_case(r.exercise, r.c, r.inputs, r.expected, raw);
+    CHECK(mentions(d, "no output element was written"));
+    CHECK_FALSE(mentions(d, "held before the launch"));
+    // Nor is anything concluded where the right sum is 0 (the same 0 a launcher that does nothing leaves).
+    Reduction zero(1);
+    zero.inputs.in_f64[0] = 0;
+    zero.expected = golden(zero.exercise, zero.c, zero.inputs);
+    RawOutput untouched = raw_output(std::vector<double>{poison}, zero.inputs);
+    untouched.zero_start_checksum = output_checksum(zero.expected.value.data(), 1);
+    CHECK(mentions(check_case(zero.exercise, zero.c, zero.inputs, zero.expected, untouched),
+                   "no output element was written"));
+}
+
+TEST_CASE("reduction diagnosis: a last warp unrolled without volatile or __syncwarp reads stale slots")
+{
+    // What thread 0 ends with when every read of the unrolled steps sees the slots as the tree loop
+    // left them: the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32.
+    auto in_slots = [](std::int64_t j) {
+        const std::int64_t t = j % 64;
+        return t == 0 || t == 1 || t == 2 || t == 4 || t == 8 || t == 16 || t == 32;
+    };
+    auto stale_sum = [&](const Reduction& r, int block_shift, int passes) {
+        double s = 0;
+        for (std::int64_t j = 0; j < r.c.n; ++j) {
+            bool counts = in_slots(j);
+            for (int level = 1; level < passes; ++level) counts = counts && in_slots(j >> (level * block_shift));
+            if (counts) s += r.inputs.in_f64[static_cast<std::size_t>(j)];
+        }
+        return s;
+    };
+
+    Reduction one_block(100);  // one pass
+    Diagnosis d = one_block.check(stale_sum(one_block, 0, 1));
+    CHECK(mentions(d, "off by"));
+    CHECK(mentions(d,
+                   "the sum of only the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32 (in the first "
+                   "pass)"));
+    CHECK(mentions(d, "declare the shared array `volatile` in the unrolled steps and put `__syncwarp()`"));
+    CHECK(d.detail["pattern"] == "stale_last_warp");
+
+    // Blocks of 512 elements (256 threads), the same kernel for every pass: 10,000 -> 20 -> 1.
+    Reduction r(10'000);
+    d = r.check(stale_sum(r, 9, 2));
+    CHECK(mentions(d, "(in blocks of 512 elements, at every one of the 2 passes)"));
+    CHECK(d.detail["stale_warp"]["block_elements"] == 512);
+    // Stale in the first pass only (block sums added by atomicAdd or on the host).
+    d = r.check(stale_sum(r, 0, 1));
+    CHECK(mentions(d, "(in the first pass)"));
+
+    // Three passes of blocks of 1024 at 1,048,577 elements, on fractional data within the tolerance.
+    Reduction big(1'048'577, DataKind::fractions);
+    d = big.check(stale_sum(big, 10, 3) + 0.5 * big.expected.tolerance_at(0));
+    CHECK(mentions(d, "(in blocks of 1,024 elements, at every one of the 3 passes)"));
+
+    // An error of another kind is not called a stale warp.
+    d = r.check(r.expected.value[0] + 7);
+    CHECK_FALSE(mentions(d, "modulo 64"));
 }
 
 TEST_CASE("reduction cases: block edges of the variant, a large size, three kinds of data")
@@ -288,6 +442,79 @@ TEST_CASE("conv2d diagnosis: rows and columns, wrapped ghosts, swapped dimension
             swapped[static_cast<std::size_t>(y * 20 + x)] = s;
         }
     CHECK(mentions(conv.check(swapped), "rows and columns are swapped"));
+}
+
+TEST_CASE("convolution diagnosis: a mask other than the case's, fitted from the output")
+{
+    // The mask copied to __constant__ memory once, on the first case (mask_width 1): the kernel of
+    // a later case with mask_width 3 reads that weight and the zeros after it.
+    const Exercise& e1 = *find_exercise("conv1d_tiled");
+    const auto cases = cases_for(e1);
+    const std::vector<float> first_mask = family_of(e1).mask(*find_case(cases, "n=4099/mw=1/int"));
+    REQUIRE(first_mask.size() == 1);
+    Conv later("conv1d_tiled", "n=4099/mw=3/int");
+    Diagnosis d = later.check(later.convolved_with({first_mask[0], 0.0f, 0.0f}));
+    CHECK(mentions(d, "the output is the convolution with the mask (" + format_value(first_mask[0]) +
+                          ", 0, 0) instead of this case's"));
+    CHECK(mentions(d, "which is the mask of case n=4099/mw=1/int"));
+    CHECK(mentions(d,
+                   "your kernel used a mask other than this case's: copy the mask into __constant__ memory on "
+                   "every call"));
+    CHECK(d.detail["pattern"] == "other_mask");
+
+    // A mask of no case, on fractional data in 2D: the values the kernel used are named.
+    Conv conv2("conv2d_tiled", 60, 70, 3, DataKind::fractions);
+    const std::vector<float> other = {0.5f, -1.25f, 2.0f, 0.75f, 1.0f, -0.5f, 0.25f, 3.0f, -2.0f};
+    d = conv2.check(conv2.convolved_with(other));
+    CHECK(mentions(d, "the output is the convolution with the mask (0.5, -1.25, 2, 0.75, 1, -0.5, 0.25, 3, -2)"));
+    CHECK_FALSE(mentions(d, "which is the mask of case"));
+    CHECK(mentions(d, "your kernel used a mask other than this case's"));
+
+    // A 2D __constant__ float M[10][10] filled by one copy of mask_width^2 weights: row j of what the
+    // kernel reads is weights 10 j to 10 j + 4 of the mask, zeros past the 25 copied.
+    Conv conv5("conv2d_tiled", 40, 50, 5);
+    std::vector<float> pitched(25, 0.0f);
+    for (int j = 0; j < 5; ++j)
+        for (int k = 0; k < 5; ++k)
+            if (10 * j + k < 25)
+                pitched[static_cast<std::size_t>(5 * j + k)] = conv5.inputs.mask[static_cast<std::size_t>(10 * j + k)];
+    d = conv5.check(conv5.convolved_with(pitched));
+    CHECK(mentions(d,
+                   "the first row of the mask is right, the other rows are not; row j is weights j * 10 to j * 10 + "
+                   "mask_width - 1 of the mask: it sits in a __constant__ array with rows of 10 floats"));
+    CHECK(mentions(d, "Declare a 1D __constant__ array and read M[j * mask_width + k]"));
+    CHECK(d.detail["pattern"] == "mask_row_length");
+    CHECK(d.detail["constant_row_length"] == 10);
+    // With mask_width 3 no row but the first lies inside the copy: no row length is named.
+    Conv conv3("conv2d_tiled", 40, 50, 3);
+    std::vector<float> first_row(9, 0.0f);
+    std::copy(conv3.inputs.mask.begin(), conv3.inputs.mask.begin() + 3, first_row.begin());
+    d = conv3.check(conv3.convolved_with(first_row));
+    CHECK(mentions(d,
+                   "the first row of the mask is right, the other rows are not: is the mask in a 2D __constant__ "
+                   "array with rows longer than mask_width"));
+    CHECK_FALSE(mentions(d, "rows of 10 floats"));
+
+    // The mask never copied: __constant__ memory holds zeros.
+    Conv conv1("conv1d_tiled", 1, 5000, 7);
+    d = conv1.check(std::vector<float>(5000, 0.0f));
+    CHECK(mentions(d, "the output is what a mask of zeros gives"));
+    CHECK(d.detail["pattern"] == "zero_mask");
+
+    // Not a convolution with any mask: no mask is named. The right mask with a few wrong elements
+    // (a halo error) is not another mask either.
+    std::vector<float> noisy = conv1.correct();
+    for (std::size_t i = 0; i < noisy.size(); i += 3) noisy[i] += static_cast<float>(i % 7) + 1;
+    CHECK_FALSE(mentions(conv1.check(noisy), "mask"));
+    std::vector<float> halo = conv1.correct();
+    for (int tile = 1; tile <= 3; ++tile) halo[static_cast<std::size_t>(1024 * tile - 1)] += 1;
+    CHECK_FALSE(mentions(conv1.check(halo), "a mask other than"));
+
+    // A flipped mask keeps its own, more precise name.
+    std::vector<float> flipped(conv1.inputs.mask.rbegin(), conv1.inputs.mask.rend());
+    d = conv1.check(conv1.convolved_with(flipped));
+    CHECK(mentions(d, "the mask reversed"));
+    CHECK_FALSE(mentions(d, "a mask other than"));
 }
 
 TEST_CASE("convolution golden results and diagnoses: the same on one thread and on many")

@@ -198,14 +198,22 @@ TEST_CASE("--rubric: every mistake is a usage error naming the file, the field a
     const std::vector<Bad> bad = {
         {"not_json", R"({"speed_points": 2,})", {"not JSON", "line 1"}},
         {"unknown_key", R"({"speed_point": 2})", {"/speed_point", "unknown key", "speed_points"}},
-        {"negative", R"({"correctness_points": -1})", {"/correctness_points", "greater than or equal to 0"}},
+        {"negative", R"({"correctness_points": -1})", {"/correctness_points", "-1 is not allowed", "a number, at least 0"}},
         {"floor_above_full", R"({"speed_floor": 0.9, "speed_full": 0.5})", {"/speed_floor", "less than speed_full"}},
         {"floor_at_default_full", R"({"speed_floor": 0.8})", {"/speed_floor", "speed_full (0.8)"}},
-        {"zero_step", R"({"speed_step": 0})", {"/speed_step", "greater than 0"}},
-        {"negative_weight", R"({"weight": {"scan_kogge_stone": -1}})", {"/weight/scan_kogge_stone", "0"}},
+        {"zero_step", R"({"speed_step": 0})", {"/speed_step", "0 is not allowed", "a number, more than 0"}},
+        {"negative_weight", R"({"weight": {"scan_kogge_stone": -1}})",
+         {"/weight/scan_kogge_stone", "-1 is not allowed", "a number, at least 0"}},
         {"unknown_exercise", R"({"weight": {"scan_kogge": 2}})", {"/weight/scan_kogge", "no exercise named"}},
-        {"visibility", R"({"gradescope": {"visibility": "students"}})", {"/gradescope/visibility", "enum"}},
-        {"string_points", R"({"speed_points": "2"})", {"/speed_points", "type"}},
+        {"visibility", R"({"gradescope": {"visibility": "students"}})",
+         {"/gradescope/visibility", "\"students\" is not allowed",
+          "one of \"hidden\", \"after_due_date\", \"after_published\", \"visible\""}},
+        {"code_checks", R"({"code_checks": "ignore"})", {"/code_checks", "\"ignore\"", "one of \"refuse\", \"name\""}},
+        {"string_points", R"({"speed_points": "2"})", {"/speed_points", "\"2\" is not allowed", "a number, at least 0"}},
+        {"boolean", R"({"library_use_costs_all": 1})", {"/library_use_costs_all", "1 is not allowed", "true or false"}},
+        {"threshold", R"({"reference_match_threshold": 1.5})",
+         {"/reference_match_threshold", "1.5 is not allowed", "more than 0 and at most 1"}},
+        {"not_an_object", R"([1, 2])", {"(the whole rubric)", "[1,2] is not allowed", "an object"}},
     };
     for (const auto& b : bad) {
         const fs::path rubric = write_rubric(b.name, b.text);
@@ -213,7 +221,59 @@ TEST_CASE("--rubric: every mistake is a usage error naming the file, the field a
         INFO(b.name << ": " << message);
         CHECK(message.find(rubric.string()) != std::string::npos);
         for (const auto& part : b.expected) CHECK(message.find(part) != std::string::npos);
+        // The validator's own sentences say neither the value nor what is allowed.
+        for (const char* raw : {"Failed to", "Value ", "Expected "}) CHECK(message.find(raw) == std::string::npos);
+        // One line per value, however many rules it breaks.
+        CHECK(message.find("is not allowed") == message.rfind("is not allowed"));
     }
+}
+
+TEST_CASE("a second --submission is a usage error naming both; other options still take the last")
+{
+    const std::string first = fs::temp_directory_path().string(), second = fs::current_path().string();
+    const std::string message = refused({"--submission", first, "--submission", second}, "--submission");
+    CHECK(message.find("'" + first + "' and '" + second + "'") != std::string::npos);
+    CHECK(message.find("grade class") != std::string::npos);
+    CHECK(accepted(submitted({"--reps", "5", "--reps", "7"})).options.timing.rule.max_batches == 7);
+}
+
+TEST_CASE("--build-only: no timing, and no option that only running cases uses")
+{
+    const GradeCommand command = accepted(submitted({"--build-only"}));
+    CHECK(command.options.build_only);
+    CHECK(command.options.reference_runner.empty());
+    CHECK_FALSE(accepted(submitted({})).options.build_only);
+    refused(submitted({"--build-only", "--exercise", "scan_kogge_stone", "--case", "n=1/int"}), "--case");
+    refused(submitted({"--build-only", "--reps", "3"}), "--reps");
+    const CommandLine help = parse({"--help"});
+    CHECK(help.message.find("--build-only") != std::string::npos);
+}
+
+TEST_CASE("grade --help names the rubric files and the contract where this grader has them")
+{
+    // No grader files beside bin/: the paths in the grader's sources.
+    const CommandLine plain = parse({"--help"});
+    CHECK(plain.message.find("grading/rubric.schema.json") != std::string::npos);
+    CHECK(plain.message.find("grading/rubric.example.json") != std::string::npos);
+    CHECK(plain.message.find("docs/CONTRACT.md") != std::string::npos);
+
+    // An installed grader (cmake --install's layout): share/pmpp-grader/ beside bin/.
+    const fs::path prefix = fs::temp_directory_path() / ("grader_help_prefix_" + std::to_string(::getpid()));
+    fs::remove_all(prefix);
+    fs::create_directories(prefix / "bin");
+    fs::create_directories(prefix / "share" / "pmpp-grader");
+    for (const char* name : {"rubric.schema.json", "rubric.example.json", "CONTRACT.md"})
+        std::ofstream(prefix / "share" / "pmpp-grader" / name) << "{}\n";
+    GradeOptions installed = defaults();
+    installed.reference_runner = (prefix / "bin" / "grader_reference_runner").string();
+    const CommandLine help = parse_command_line({"grade", "--help"}, installed);
+    const std::string share = fs::weakly_canonical(prefix / "share" / "pmpp-grader").string();
+    INFO(help.message);
+    CHECK(help.message.find(share + "/rubric.schema.json") != std::string::npos);
+    CHECK(help.message.find(share + "/rubric.example.json") != std::string::npos);
+    CHECK(help.message.find(share + "/CONTRACT.md") != std::string::npos);
+    CHECK(help.message.find("grading/rubric.example.json") == std::string::npos);
+    fs::remove_all(prefix);
 }
 
 TEST_CASE("--rubric: a file this user may not read is the machine's problem (exit code 3)")

@@ -217,7 +217,7 @@ TEST_CASE("a rubric that is missing or wrong: exit code 2 with the file, the fie
         const char* expected;
     } wrong[] = {
         {R"({"speed_point": 2})", "/speed_point: unknown key"},
-        {R"({"correctness_points": -8})", "/correctness_points: Expected number greater than or equal to 0"},
+        {R"({"correctness_points": -8})", "/correctness_points: -8 is not allowed; it must be a number, at least 0"},
         {R"({"speed_floor": 0.8, "speed_full": 0.8})", "/speed_floor: must be less than speed_full (0.8)"},
     };
     for (const auto& w : wrong) {

@@ -264,3 +264,57 @@ TEST_CASE("summary table lists every exercise and the total")
     CHECK(out.str().find("1/1") != std::string::npos);
     CHECK(out.str().find("10.00/10") != std::string::npos);
 }
+
+TEST_CASE("the table says passed or failed with the count, not graded; the last line counts what fails")
+{
+    GradeReport report;
+    report.exercises.push_back(graded({case_with(CaseStatus::pass), case_with(CaseStatus::pass)}));
+    ExerciseResult failing = graded({case_with(CaseStatus::pass), case_with(CaseStatus::wrong),
+                                     case_with(CaseStatus::timeout), case_with(CaseStatus::not_run)});
+    failing.name = "scan_brent_kung";
+    report.exercises.push_back(failing);
+    ExerciseResult broken;
+    broken.name = "conv1d_tiled";
+    broken.status = ExerciseStatus::compile_error;
+    report.exercises.push_back(broken);
+    ExerciseResult missing;
+    missing.name = "conv2d_tiled";
+    report.exercises.push_back(missing);
+    std::ostringstream out;
+    print_summary_table(report, out);
+    const std::string table = out.str();
+    INFO(table);
+    CHECK(table.find("passed") != std::string::npos);
+    CHECK(table.find("failed (3 of 4)") != std::string::npos);
+    CHECK(table.find("compile_error") != std::string::npos);
+    CHECK(table.find("graded") == std::string::npos);
+    CHECK(failing_cases(failing) == 3);
+    CHECK(grading_verdict(report) == "graded: 3 of 6 cases fail in 1 exercise; 1 not submitted; 1 compile error");
+
+    GradeReport all_pass;
+    all_pass.exercises.push_back(graded({case_with(CaseStatus::pass)}));
+    CHECK(grading_verdict(all_pass) == "graded: the one case passes");
+    all_pass.exercises.front().cases.push_back(case_with(CaseStatus::pass));
+    CHECK(grading_verdict(all_pass) == "graded: all 2 cases pass");
+    all_pass.exercises.front().library_use = {"CUB"};
+    CHECK(grading_verdict(all_pass) == "graded: all 2 cases pass; 1 exercise uses a library it may not");
+    GradeReport nothing;
+    nothing.exercises.push_back(missing);
+    CHECK(grading_verdict(nothing) == "graded: no case ran; 1 not submitted");
+
+    GradeReport built;  // --build-only
+    for (int k = 0; k < 2; ++k) {
+        ExerciseResult e;
+        e.name = "scan_kogge_stone";
+        e.status = ExerciseStatus::built;
+        built.exercises.push_back(e);
+    }
+    built.exercises.push_back(broken);
+    CHECK(grading_verdict(built, true) == "checked: 2 files build and pass the build checks; 1 compile error");
+    GradeReport none_built;
+    none_built.exercises.push_back(broken);
+    CHECK(grading_verdict(none_built, true) == "checked: no file builds and passes the build checks; 1 compile error");
+    std::ostringstream built_table;
+    print_summary_table(built, built_table);
+    CHECK(built_table.str().find("built ") != std::string::npos);
+}

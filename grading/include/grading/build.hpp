@@ -23,6 +23,7 @@
 //                registration of GPU code by hand, embedded code (check_object), raw system call
 //                instructions (objdump -d, raw_system_call_instructions), and the PTX nvcc
 //                generated compared with the hidden reference's (compare_with_reference)
+//                then the technique (technique.hpp): the PTX, the calls, cuobjdump's resource usage
 //   5. link      nvcc -arch=sm_XX -cudart static -o runner grader_runner.o submission.o: the runner
 //                is one relocatable object, first on the line, so a duplicate fails the link
 #pragma once
@@ -35,6 +36,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "grading/technique.hpp"
 
 namespace harness {
 class Sandbox;
@@ -54,6 +57,9 @@ struct SubmissionFile {
                           // UTF-8): a link, a folder, a FIFO, a device, too large, unreadable, or
                           // more than one entry of the name; empty: build it
     std::string unread;   // when none was found: what of the folder could not be read (valid UTF-8)
+    // When none was found: files whose names are close to <exercise>.cu, each with the name to give
+    // it: "kogge_stone.cu: did you mean scan_kogge_stone.cu?" (valid UTF-8); empty: none.
+    std::string near_miss;
 
     bool buildable() const { return !path.empty() && refusal.empty(); }
 };
@@ -119,6 +125,7 @@ struct BuildResult {
     std::vector<std::string> code_findings;
     std::vector<std::string> not_checked;  // checks that could not run here, and why
     ReferenceComparison reference;         // the PTX against the hidden reference's
+    TechniqueReport technique;             // what the compiled code shows of the exercise's technique
     double seconds = 0;
 };
 

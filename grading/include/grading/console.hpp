@@ -20,7 +20,7 @@ bool colour_wanted(int fd);
 std::string paint(const std::string& text, Tone tone, bool colour);
 
 Tone tone_of(CaseStatus status);
-// Good: graded with every case passed; partial: graded with failures, or not submitted; bad: it
+// Good: graded with every case passed (or, --build-only, built); partial: graded with failures, or not submitted; bad: it
 // never got to run (compile error, invalid, no launcher, runner failed).
 Tone tone_of(const ExerciseResult& exercise);
 

@@ -33,6 +33,9 @@ struct GradeOptions {
     const harness::GpuLock* gpu_lock = nullptr;  // keeps timed cases of concurrent gradings apart; nullptr: none
     std::string grade_command = "grade";        // how reports tell a student to rerun one case
     bool keep_work = false;                     // keep runners and logs under work_dir after grading
+    // grade --build-only: build each file and run the build checks, no case: every file that passes
+    // is `built` (no GPU needed; reference_runner is empty then, so nothing is timed).
+    bool build_only = false;
     bool colour = false;                        // status words in colour in `progress` (console.hpp)
     Toolchain toolchain;
     int compile_jobs = 4;

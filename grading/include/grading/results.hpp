@@ -11,11 +11,12 @@
 
 #include "harness/timing/statistics.hpp"
 #include "grading/status.hpp"
+#include "grading/technique.hpp"
 
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 8;
+constexpr int results_schema_version = 9;
 
 using harness::timing::SampleSummary;
 
@@ -89,6 +90,9 @@ struct ExerciseResult {
     // "findings", "not_checked", "reference"}; null when the file was not built.
     nlohmann::json code_checks = nullptr;
     bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
+    // What its compiled code shows of the exercise's technique (grading/technique.hpp); none when the
+    // file was not built. A required technique it lacks costs the correctness points (the rubric).
+    std::optional<TechniqueReport> technique;
     // compute-sanitizer's step (grading/sanitizer.hpp): tool -> {"checked", "findings", ...} or
     // {"checked": false, "why"}; null when it did not run. The tools that found something (priced
     // by the rubric's sanitizer.cost_per_tool) and the points that cost.

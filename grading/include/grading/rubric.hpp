@@ -51,6 +51,10 @@ struct Rubric {
     // reference's PTX pasted into inline asm 0.87.
     double reference_match_threshold = 0.25;
     bool reference_match_costs_all = true;  // such a match scores nothing, for course staff to review
+    // The technique, from the compiled kernel (grading/technique.hpp): every check is reported;
+    // "report" requires only that the launcher launch a kernel (a result computed without one
+    // scores no points), "require" every technique the exercise is expected to show.
+    std::string technique = "report";
     std::map<std::string, double> weight;  // per exercise multiplier, default 1
     GradescopeSettings gradescope;         // how Gradescope shows the results (--gradescope)
     SanitizerRubric sanitizer;             // the rubric's "sanitizer"

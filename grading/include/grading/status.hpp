@@ -21,6 +21,7 @@ enum class ExerciseStatus {
     missing_launcher,    // it compiled, but defines no launcher with the contract's signature
     invalid_submission,  // a forbidden header or symbol, several files of that name, ...
     runner_failed,       // the runner never got to run a case (did not start, ended at once)
+    built,               // grade --build-only: it compiled, linked and passed the build checks; no case ran
 };
 
 // What happened to one case.
@@ -41,13 +42,14 @@ struct StatusNames;
 
 template <>
 struct StatusNames<ExerciseStatus> {
-    static constexpr std::array<std::pair<ExerciseStatus, const char*>, 6> all = {{
+    static constexpr std::array<std::pair<ExerciseStatus, const char*>, 7> all = {{
         {ExerciseStatus::graded, "graded"},
         {ExerciseStatus::not_submitted, "not_submitted"},
         {ExerciseStatus::compile_error, "compile_error"},
         {ExerciseStatus::missing_launcher, "missing_launcher"},
         {ExerciseStatus::invalid_submission, "invalid_submission"},
         {ExerciseStatus::runner_failed, "runner_failed"},
+        {ExerciseStatus::built, "built"},
     }};
 };
 

@@ -15,6 +15,7 @@
 #include "harness/sandbox.hpp"
 #include "harness/text.hpp"
 #include "limits.hpp"
+#include "symbol_names.hpp"
 #include "toolchain.hpp"
 
 namespace fs = std::filesystem;
@@ -236,6 +237,46 @@ std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::ve
     return message;
 }
 
+// The technique, from the compiled kernel (grading/technique.hpp): the file's PTX beside the
+// reference's, the object's calls, and cuobjdump's resource usage where the toolkit has it.
+void read_technique(const Context& ctx, BuildResult& b, const std::vector<Symbol>& symbols, const std::string& source,
+                    const fs::path& out)
+{
+    const std::string stem = fs::path(source).stem().string();
+    const std::optional<std::string> ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
+    const std::optional<std::string> reference =
+        ctx.toolchain.reference_ptx_dir.empty()
+            ? std::nullopt
+            : whole_file(ctx.toolchain.reference_ptx_dir + "/" + stem + ".ptx", max_object_bytes);
+    std::vector<std::string> referenced;
+    for (const auto& s : symbols)
+        if (detail::is_reference(s.type)) referenced.push_back(detail::unversioned_name(s.name));
+    b.technique = check_technique(stem, ptx, reference, referenced);
+
+    const std::string cuobjdump = ctx.root + "/bin/cuobjdump";
+    if (::access(cuobjdump.c_str(), X_OK) != 0) {
+        b.technique.resources_not_checked = "not checked: the toolkit has no cuobjdump (" + cuobjdump + ")";
+        return;
+    }
+    const StepResult usage = run_step(ctx, {{cuobjdump, "--dump-resource-usage", boxed_path(ctx, out, "submission.o")},
+                                            {{out.string(), "/out", false}},
+                                            out.string(),
+                                            (out.parent_path() / "resource-usage.log").string(),
+                                            std::chrono::seconds(60),
+                                            4u << 20});
+    if (!usage.status.ok() || !usage.complete) {
+        b.technique.resources_not_checked = "not checked: cuobjdump failed (" + usage.status.describe() + ")";
+        return;
+    }
+    for (auto& k : parse_resource_usage(usage.output))
+        if (!b.technique.kernels ||
+            std::find(b.technique.kernel_names.begin(), b.technique.kernel_names.end(), k.name) !=
+                b.technique.kernel_names.end())
+            b.technique.resources.push_back(std::move(k));
+    if (b.technique.resources.empty())
+        b.technique.resources_not_checked = "cuobjdump listed no kernel's resources";
+}
+
 BuildResult build_one(const Context& ctx, const std::string& source, const std::string& executable)
 {
     BuildResult b;
@@ -328,6 +369,8 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
         b.invalid = name + " " + refused;
         return finish();
     }
+
+    read_technique(ctx, b, symbol_table, source, out);
 
     if (!ctx.link) {
         b.ok = true;

@@ -7,7 +7,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <numeric>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "grading/build.hpp"
+#include "harness/exercise.hpp"
 #include "harness/text.hpp"
 
 namespace fs = std::filesystem;
@@ -36,8 +40,78 @@ struct Found {
 
 struct Walk {
     std::map<std::string, std::vector<Found>> named;  // "<exercise>.cu" -> its entries
+    std::map<std::string, std::vector<std::string>> near;  // exercise -> entries named close to its file, shown
     std::vector<std::string> unread;                  // what could not be read, shown
 };
+
+// A file name as a person meant it: lower case, without its extensions, a leading "NN_" (the
+// handout's folders), a copy's " (1)" or " - Copy", and with '-', ' ' and '.' as '_'.
+std::string meant_name(const std::string& file_name)
+{
+    std::string name = file_name.substr(0, file_name.find('.'));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    static const std::regex copy_marker(R"(([ _-]*\([0-9]+\)|[ _-]+copy( ?[0-9]+)?|[ _-]+\([0-9]+\))+$)");
+    static const std::regex number_prefix(R"(^[0-9]+[ _-]+)");
+    static const std::regex separators(R"([ ._-]+)");
+    name = std::regex_replace(name, copy_marker, "");
+    name = std::regex_replace(name, number_prefix, "");
+    name = std::regex_replace(name, separators, "_");
+    while (!name.empty() && name.front() == '_') name.erase(name.begin());
+    while (!name.empty() && name.back() == '_') name.pop_back();
+    return name;
+}
+
+std::vector<std::string> words_of(const std::string& name)
+{
+    std::vector<std::string> words;
+    std::istringstream in(name);
+    for (std::string word; std::getline(in, word, '_');)
+        if (!word.empty()) words.push_back(word);
+    return words;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    std::iota(row.begin(), row.end(), std::size_t{0});
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// The exercise a file of this name was most likely meant for (kogge_stone.cu, Scan_Brent_Kung.cu,
+// "scan_hierarchical (1).cu", scan-brent-kung.cu, conv1d.cu, scan_koge_stone.cu), or empty: its
+// name, as meant, is an exercise's, a few letters from one, or words of exactly one. Only source
+// files (.cu, .cuh, .cpp, .txt, ... or no extension) and never an exercise's exact file name.
+std::string exercise_meant(const std::string& file_name)
+{
+    static const std::regex source_like(R"(([^.]*)(\.(cu|cuh|cpp|cc|cxx|c|txt))*)", std::regex::icase);
+    if (file_name.size() > 100 || !std::regex_match(file_name, source_like)) return {};
+    const std::string meant = meant_name(file_name);
+    if (meant.size() < 4) return {};
+    const std::vector<std::string> words = words_of(meant);
+    std::vector<std::string> by_words, by_letters;
+    for (const auto& e : harness::all_exercises()) {
+        if (file_name == e.name + ".cu") return {};
+        if (meant == e.name) return e.name;
+        const std::vector<std::string> exercise_words = words_of(e.name);
+        if (std::all_of(words.begin(), words.end(), [&](const std::string& w) {
+                return std::find(exercise_words.begin(), exercise_words.end(), w) != exercise_words.end();
+            }))
+            by_words.push_back(e.name);
+        if (meant.size() >= 6 && edit_distance(meant, e.name) <= 2) by_letters.push_back(e.name);
+    }
+    if (by_letters.size() == 1) return by_letters.front();
+    if (by_words.size() == 1) return by_words.front();
+    return {};
+}
 
 std::string shown(const std::string& relative)
 {
@@ -111,6 +185,9 @@ Walk walk(const std::string& directory, const std::set<std::string>& names)
                 Found found{it->path().string(), shown(below.string()), directory_entry, {}};
                 found.problem = problem_of(found.path, found.shown);
                 w.named[name].push_back(std::move(found));
+            } else if (!type_error && !directory_entry) {
+                if (const std::string meant = exercise_meant(name); names.count(meant + ".cu"))
+                    w.near[meant].push_back(shown(below.string()));
             }
             if (type_error) {
                 w.unread.push_back(shown(below.string()) + " (" + type_error.message() + ")");
@@ -164,6 +241,12 @@ std::vector<SubmissionFile> find_submission(const std::string& directory, const 
         if (!files_named.empty()) entries = files_named;
         if (entries.empty()) {
             file.unread = unread;
+            std::vector<std::string> near = w.near[exercise];
+            std::sort(near.begin(), near.end());
+            for (std::size_t k = 0; k < near.size() && k < max_listed; ++k)
+                file.near_miss += (k ? "; " : "") + near[k] + ": did you mean " + exercise + ".cu?";
+            if (near.size() > max_listed)
+                file.near_miss += " (and " + std::to_string(near.size() - max_listed) + " more like it)";
         } else if (entries.size() > 1) {
             std::vector<std::string> paths;
             for (const auto& f : entries) paths.push_back(f.shown);

@@ -185,6 +185,18 @@ std::string timing_line(const TimingResult& t)
     return line;
 }
 
+std::string technique_sentences(const ExerciseResult& exercise, Markup markup)
+{
+    if (!exercise.technique) return {};
+    std::string out;
+    for (const auto t : exercise.technique->missing()) {
+        const bool costs = exercise.technique->required(t, exercise.technique->require_all);
+        out += item(capitalized(shown(missing_sentence(t), markup)) + (costs ? " (no points until it does)." : "."),
+                    markup);
+    }
+    return out.empty() ? out : "\nWhat the compiled code shows of the exercise's technique:\n\n" + out;
+}
+
 // The sanitizer step, one item per tool: its findings' explanations (at most 3), clean, or not
 // checked and why. Empty when it did not run.
 std::string sanitizer_details(const ExerciseResult& exercise, Markup markup)
@@ -221,6 +233,7 @@ std::string correctness_details(const ExerciseResult& exercise, Markup markup)
         return out + runner_output(exercise, markup);
     }
     std::string out = strong(capitalized(correctness_message(exercise)) + ".", markup) + "\n";
+    out += technique_sentences(exercise, markup);
     std::size_t shown_cases = 0, failing = 0;
     for (const auto& c : exercise.cases) {
         if (c.status == CaseStatus::pass) continue;

@@ -48,6 +48,10 @@ std::string speed_message(const ExerciseResult& exercise);
 std::string correctness_details(const ExerciseResult& exercise, Markup markup);
 std::string speed_details(const ExerciseResult& exercise, const Rubric& rubric, Markup markup);
 
+// What the exercise's technique lacks, one sentence a student understands per missing technique
+// ("Your kernel never reads the mask from __constant__ memory ..."); empty when nothing is missing.
+std::string technique_sentences(const ExerciseResult& exercise, Markup markup);
+
 // One timed case's figures on one line, plain text ("1.234 ms, reference 1.100 ms: 0.89x ...").
 std::string timing_line(const TimingResult& timing);
 

@@ -54,13 +54,16 @@ std::string failure_section(const ExerciseResult& e)
         return out;
     }
     const std::size_t failing = e.cases.size() - formats::cases_passed(e);
-    if (failing == 0 && e.library_use.empty()) return "";
+    const std::string technique = formats::technique_sentences(e, formats::Markup::markdown);
+    if (failing == 0 && e.library_use.empty() && technique.empty()) return "";
     std::string out =
         heading +
-        (failing == 0 ? "library use"
-                      : std::to_string(failing) + " of " + std::to_string(e.cases.size()) + " cases failed") +
+        (failing > 0                 ? std::to_string(failing) + " of " + std::to_string(e.cases.size()) + " cases failed"
+         : !e.library_use.empty() ? "library use"
+                                  : "technique") +
         "\n\n";
     if (!e.message.empty()) out += md_text(e.message) + "\n\n";
+    if (!technique.empty()) out += technique.substr(1) + "\n";
     std::size_t listed = 0;
     for (const auto& c : e.cases)
         if (c.status != CaseStatus::pass && listed++ < max_failing_cases) out += failing_case_item(c);

@@ -264,6 +264,8 @@ RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>
     raw.input_first_changed = meta.value("input_first_changed", std::int64_t{-1});
     raw.input_changed_elements = meta.value("input_changed_elements", std::int64_t{0});
     if (meta.contains("repeat_checksum")) raw.repeat_checksum = meta.at("repeat_checksum").get<std::uint64_t>();
+    if (meta.contains("zero_start_checksum"))
+        raw.zero_start_checksum = meta.at("zero_start_checksum").get<std::uint64_t>();
     return raw;
 }
 
@@ -291,14 +293,17 @@ std::string format_value(double value)
 namespace harness {
 namespace {
 
-void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expected, Diagnosis& d)
+// `accumulated`: the launcher adds into `out` (accumulates_into_output), so an element that still
+// holds the poison was added to, not left unwritten.
+void describe_first_bad(const detail::ArrayComparison& cmp, const Expected& expected, bool accumulated, Diagnosis& d)
 {
     const auto i = static_cast<std::size_t>(cmp.first_bad);
     const std::string index = "out[" + with_commas(cmp.first_bad) + "]";
     std::string line;
     switch (cmp.marks[i]) {
         case detail::Mark::unwritten:
-            line = "first wrong element: " + index + " was never written";
+            line = "first wrong element: " + index +
+                   (accumulated ? " still holds the NaN pattern it held before the launch" : " was never written");
             break;
         case detail::Mark::guard_copy:
             line = "first wrong element: " + index +
@@ -337,6 +342,49 @@ void describe_unwritten(const detail::ArrayComparison& cmp, Diagnosis& d)
         d.findings.push_back(with_commas(cmp.unwritten) + " element(s) were never written");
 }
 
+// NaN in the output, copies of the input's guard zone, and the family's own findings.
+void describe_nan_and_family(const Exercise& exercise, const Case& c, const CaseInputs& inputs,
+                             const Expected& expected, const detail::ArrayComparison& cmp, Diagnosis& d)
+{
+    if (cmp.nan > 0)
+        d.findings.push_back(with_commas(cmp.nan) + " element(s) are NaN: " +
+                             (uses_scratch(exercise) ? "the input's guard zones and fresh scratch hold NaN, so the "
+                                                       "kernel read outside `in` or read scratch before writing it"
+                                                     : "the input's guard zones hold NaN, so the kernel read "
+                                                       "outside `in`"));
+    if (cmp.guard_copy > 0)
+        d.findings.push_back(with_commas(cmp.guard_copy) +
+                             " element(s) are copies of the guard zone around "
+                             "`in`: the kernel read outside the input");
+    detail::checks_of(exercise).diagnose(exercise, c, inputs, expected, cmp, d);
+}
+
+// Whether the launcher, run again from an output of zeros, gave the right output: then the wrong
+// one comes from adding into `out` (atomicAdd, +=) what the poison before the launch stood in
+// for the 0 the kernel assumed. Decided only where every correct order is exact (a checksum
+// cannot say "within the tolerance") and the right output is not all zeros (what a launcher that
+// does nothing leaves from zeros).
+bool accumulates_into_output(const RawOutput& raw, const Expected& expected, ElementType type)
+{
+    if (!raw.zero_start_checksum || !expected.tolerance.empty()) return false;
+    const bool all_zero = std::all_of(expected.value.begin(), expected.value.end(), [](double v) { return v == 0.0; });
+    return !all_zero && *raw.zero_start_checksum == expected_checksum(expected, type);
+}
+
+void describe_accumulation(std::size_t n_out, Diagnosis& d)
+{
+    d.findings.push_back(
+        n_out == 1
+            ? "out[0] is the right sum plus the value it held before the launch (the grader fills `out` with a NaN "
+              "pattern, which stays NaN; run again from out[0] = 0 your launcher gives the right sum): your kernel "
+              "adds into out[0] (atomicAdd) without setting it to 0 first; set it with cudaMemset or a first kernel"
+            : "the output is the right result plus what `out` held before the launch (the grader fills `out` with a "
+              "NaN pattern; run again from an output of zeros your launcher gives the right result): your kernel adds "
+              "into `out` (+= or atomicAdd) without setting it first; store each result (out[i] = sum) or set `out` "
+              "to 0 first with cudaMemset or a first kernel");
+    d.detail["pattern"] = "accumulates_into_output";
+}
+
 }  // namespace
 
 Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
@@ -356,21 +404,18 @@ Diagnosis check_case(const Exercise& exercise, const Case& c, const CaseInputs& 
     if (cmp.bad > 0) {
         d.summary =
             with_commas(cmp.bad) + " of " + with_commas(static_cast<std::int64_t>(n_out)) + " output element(s) wrong";
-        describe_first_bad(cmp, expected, d);
-        describe_unwritten(cmp, d);
         d.detail["never_written"] = cmp.unwritten;
         d.detail["nan"] = cmp.nan + cmp.guard_copy;
-        if (cmp.nan > 0)
-            d.findings.push_back(with_commas(cmp.nan) + " element(s) are NaN: " +
-                                 (uses_scratch(exercise) ? "the input's guard zones and fresh scratch hold NaN, so the "
-                                                           "kernel read outside `in` or read scratch before writing it"
-                                                         : "the input's guard zones hold NaN, so the kernel read "
-                                                           "outside `in`"));
-        if (cmp.guard_copy > 0)
-            d.findings.push_back(with_commas(cmp.guard_copy) +
-                                 " element(s) are copies of the guard zone around "
-                                 "`in`: the kernel read outside the input");
-        detail::checks_of(exercise).diagnose(exercise, c, inputs, expected, cmp, d);
+        const bool accumulated = accumulates_into_output(raw, expected, type);
+        describe_first_bad(cmp, expected, accumulated, d);
+        if (accumulated) {
+            // What is left in `out` is the poison after arithmetic, not "never written" or a read
+            // outside the input: the one explanation that fits.
+            describe_accumulation(n_out, d);
+        } else {
+            describe_unwritten(cmp, d);
+            describe_nan_and_family(exercise, c, inputs, expected, cmp, d);
+        }
     }
     if (cmp.bad > 0 && raw.repeat_checksum) {
         const bool changed = raw.output_checksum(type) != *raw.repeat_checksum;

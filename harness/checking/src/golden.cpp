@@ -36,8 +36,12 @@ Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& input
 
 std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const CaseInputs& inputs)
 {
-    const Expected expected = golden(exercise, c, inputs);
-    const bool f64 = element_type(exercise) == ElementType::f64;
+    return expected_checksum(golden(exercise, c, inputs), element_type(exercise));
+}
+
+std::uint64_t expected_checksum(const Expected& expected, ElementType type)
+{
+    const bool f64 = type == ElementType::f64;
     // output_checksum's terms, chunk by chunk: their sum modulo 2^64 is the same in any order.
     const std::vector<std::uint64_t> sums = parallel_chunks<std::uint64_t>(
         0, static_cast<std::int64_t>(expected.value.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {

@@ -1,10 +1,14 @@
 // Convolution golden results, tolerances, the CPU version and the diagnosis (harness_checking:
 // grader only). The diagnosis tells where wrong outputs lie (rows and columns, image borders, tile borders) and which
 // common mistake reproduces them exactly: a flipped or transposed mask, ghosts clamped or wrapped
-// instead of zero, rows and columns swapped.
+// instead of zero, rows and columns swapped, a mask other than the case's (another case's, left in
+// __constant__ memory by a copy made only once, or zeros).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "family_checks.hpp"
 
@@ -61,6 +65,245 @@ UninitializedVector<double> convolve(const Case& c, const CaseInputs& inputs, bo
         out[static_cast<std::size_t>(y * width + x)] = sum;
     });
     return out;
+}
+
+// Calls fn(tap, value) for each of the mask_width (2D: mask_width^2) inputs that output (y, x)
+// multiplies with mask[tap] (row-major), ghosts 0.
+template <typename Fn>
+void for_each_tap(const Case& c, const CaseInputs& inputs, bool two_d, std::int64_t y, std::int64_t x, Fn fn)
+{
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    for (int j = 0; j < rows; ++j) {
+        const std::int64_t yy = two_d ? y - r + j : 0;
+        for (int k = 0; k < w; ++k) {
+            const std::int64_t xx = x - r + k;
+            const bool inside = yy >= 0 && yy < height && xx >= 0 && xx < width;
+            fn(j * w + k, inside ? static_cast<double>(inputs.in_f32[static_cast<std::size_t>(yy * width + xx)]) : 0.0);
+        }
+    }
+}
+
+// Whether output element i is what a float kernel computes with `mask`: within the rounding a
+// float sum of its products can have, four times over, plus a millionth of the largest weight
+// times the inputs it meets (the mask is a fit: a weight of 0 may come out as 1e-17).
+bool output_matches_mask(const Case& c, const CaseInputs& inputs, bool two_d, const std::vector<float>& mask,
+                         const ArrayComparison& cmp, std::int64_t i)
+{
+    const std::int64_t width = two_d ? c.width : c.n;
+    double largest_weight = 0;
+    for (float m : mask) largest_weight = std::max(largest_weight, static_cast<double>(std::fabs(m)));
+    double sum = 0, abs_sum = 0, abs_inputs = 0;
+    for_each_tap(c, inputs, two_d, i / width, i % width, [&](int tap, double value) {
+        const double term = mask[static_cast<std::size_t>(tap)] * value;
+        sum += term;
+        abs_sum += std::fabs(term);
+        abs_inputs += std::fabs(value);
+    });
+    const std::int64_t taps = static_cast<std::int64_t>(mask.size());
+    return std::fabs(cmp.actual(static_cast<std::size_t>(i)) - sum) <=
+           4 * float_sum_tolerance(taps, abs_sum) + 1e-6 * largest_weight * abs_inputs;
+}
+
+// Solves g m = b (g: size x size, row-major) by Gaussian elimination with partial pivoting, into
+// b; false where the system is singular or nearly so.
+bool solve(std::vector<double>& g, std::vector<double>& b, int size)
+{
+    auto at = [&](int row, int col) -> double& { return g[static_cast<std::size_t>(row * size + col)]; };
+    double largest = 0;
+    for (int i = 0; i < size; ++i) largest = std::max(largest, std::fabs(at(i, i)));
+    for (int col = 0; col < size; ++col) {
+        int pivot = col;
+        for (int row = col + 1; row < size; ++row)
+            if (std::fabs(at(row, col)) > std::fabs(at(pivot, col))) pivot = row;
+        if (!(std::fabs(at(pivot, col)) > 1e-12 * largest)) return false;
+        for (int k = 0; k < size; ++k) std::swap(at(pivot, k), at(col, k));
+        std::swap(b[static_cast<std::size_t>(pivot)], b[static_cast<std::size_t>(col)]);
+        for (int row = col + 1; row < size; ++row) {
+            const double f = at(row, col) / at(col, col);
+            if (f == 0) continue;
+            for (int k = col; k < size; ++k) at(row, k) -= f * at(col, k);
+            b[static_cast<std::size_t>(row)] -= f * b[static_cast<std::size_t>(col)];
+        }
+    }
+    for (int row = size - 1; row >= 0; --row) {
+        double v = b[static_cast<std::size_t>(row)];
+        for (int k = row + 1; k < size; ++k) v -= at(row, k) * b[static_cast<std::size_t>(k)];
+        b[static_cast<std::size_t>(row)] = v / at(row, row);
+    }
+    return true;
+}
+
+// The mask the kernel used, found from its output: a convolution with zero ghosts is linear in
+// the mask, so the least-squares fit of mask_width (2D: mask_width^2) weights to a few thousand
+// outputs spread over the array is the kernel's mask if it used any; rounded to float, as
+// __constant__ memory holds it. Nothing where the fit does not reproduce the sample (the output is
+// not a zero-ghost convolution of this input) or the sample is too small to fix the weights.
+std::optional<std::vector<float>> fitted_mask(const Case& c, const CaseInputs& inputs, bool two_d,
+                                              const ArrayComparison& cmp)
+{
+    const std::int64_t width = two_d ? c.width : c.n;
+    const int taps = (two_d ? c.mask_width : 1) * c.mask_width;
+    const auto n = static_cast<std::int64_t>(cmp.marks.size());
+    const std::int64_t step = std::max<std::int64_t>(1, n / std::max<std::int64_t>(8 * taps, 4096));
+    std::vector<std::int64_t> sample;
+    std::vector<double> g(static_cast<std::size_t>(taps * taps)), b(static_cast<std::size_t>(taps)),
+        row(static_cast<std::size_t>(taps));
+    for (std::int64_t i = 0; i < n; i += step) {
+        const Mark mark = cmp.marks[static_cast<std::size_t>(i)];
+        if (mark != Mark::ok && mark != Mark::wrong) continue;
+        sample.push_back(i);
+        for_each_tap(c, inputs, two_d, i / width, i % width,
+                     [&](int tap, double value) { row[static_cast<std::size_t>(tap)] = value; });
+        const double out = cmp.actual(static_cast<std::size_t>(i));
+        for (int a = 0; a < taps; ++a) {
+            const double ra = row[static_cast<std::size_t>(a)];
+            if (ra == 0) continue;
+            b[static_cast<std::size_t>(a)] += ra * out;
+            for (int k = a; k < taps; ++k)
+                g[static_cast<std::size_t>(a * taps + k)] += ra * row[static_cast<std::size_t>(k)];
+        }
+    }
+    if (static_cast<std::int64_t>(sample.size()) < 2 * taps) return std::nullopt;
+    for (int a = 0; a < taps; ++a)
+        for (int k = 0; k < a; ++k)
+            g[static_cast<std::size_t>(a * taps + k)] = g[static_cast<std::size_t>(k * taps + a)];
+    if (!solve(g, b, taps)) return std::nullopt;
+    // Weights a millionth of the largest or less are the fit's noise around 0.
+    double largest = 0;
+    for (double m : b) largest = std::max(largest, std::fabs(m));
+    std::vector<float> mask;
+    for (double m : b) mask.push_back(std::fabs(m) <= 1e-6 * largest ? 0.0f : static_cast<float>(m));
+    for (std::int64_t i : sample)
+        if (!output_matches_mask(c, inputs, two_d, mask, cmp, i)) return std::nullopt;
+    return mask;
+}
+
+// "(0.25, 0.5, -1)"; a long mask by its first values.
+std::string mask_text(const std::vector<float>& mask)
+{
+    std::string text = "(";
+    for (std::size_t k = 0; k < mask.size() && k < 9; ++k) text += (k ? ", " : "") + format_value(mask[k]);
+    return text + (mask.size() > 9 ? ", ...)" : ")");
+}
+
+// Labels of the exercise's cases whose mask is `mask`: as the kernel reads it with this case's
+// mask_width, the first weights of that case's mask (and zeros past its end, what a fresh
+// __constant__ array holds).
+std::vector<std::string> cases_with_mask(const Exercise& exercise, const std::vector<float>& mask)
+{
+    double scale = 0;
+    for (float m : mask) scale = std::max(scale, static_cast<double>(std::fabs(m)));
+    std::vector<std::string> labels;
+    for (const Case& other : cases_for(exercise)) {
+        std::vector<float> theirs = family_of(exercise).mask(other);
+        theirs.resize(std::max(theirs.size(), mask.size()), 0.0f);
+        bool same = true;
+        for (std::size_t k = 0; k < mask.size() && same; ++k)
+            same = std::fabs(static_cast<double>(theirs[k]) - mask[k]) <= 1e-5 * scale;
+        if (same) labels.push_back(other.label);
+    }
+    return labels;
+}
+
+// Whether two weights are the same, next to the largest weight of the mask (`scale`).
+bool same_weight(double a, double b, double scale)
+{
+    return std::fabs(a - b) <= 1e-5 * scale;
+}
+
+// In 2D, a kernel that reads the mask as M[j][k] from a `__constant__ float M[L][L]` filled by one
+// copy of mask_width^2 weights gets weight j * L + k of this case's mask as its row j: the first
+// row as given, the others shifted (and zeros, or an earlier case's weights, past the copy's end).
+// The row length L where the used weights inside the copy say it; nothing where no row but the
+// first lies inside the copy (L >= mask_width^2) or no L fits.
+std::optional<int> constant_row_length(const std::vector<float>& used, const std::vector<float>& given, int w,
+                                       double scale)
+{
+    for (int length = w + 1; length <= 64; ++length) {
+        bool inside = false, fits = true;
+        for (int j = 1; j < w && fits; ++j)
+            for (int k = 0; k < w && fits; ++k) {
+                const int at = j * length + k;
+                if (at >= w * w) continue;
+                inside = true;
+                fits =
+                    same_weight(used[static_cast<std::size_t>(j * w + k)], given[static_cast<std::size_t>(at)], scale);
+            }
+        if (inside && fits) return length;
+    }
+    return std::nullopt;
+}
+
+// Wrong elements that all match the convolution with a mask other than this case's: the mask in
+// __constant__ memory is another case's (copied once, behind a static flag), zeros (never copied),
+// laid out in rows of another length (2D), or not the whole mask.
+bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs,
+                         const ArrayComparison& cmp, Diagnosis& d)
+{
+    const std::optional<std::vector<float>> used = fitted_mask(c, inputs, two_d, cmp);
+    if (!used) return false;
+    double scale = 0;
+    for (float m : inputs.mask) scale = std::max(scale, static_cast<double>(std::fabs(m)));
+    auto same_from = [&](std::size_t first, std::size_t count) {
+        for (std::size_t k = first; k < first + count; ++k)
+            if (!same_weight((*used)[k], inputs.mask[k], scale)) return false;
+        return true;
+    };
+    if (same_from(0, used->size())) return false;  // this case's own mask: the errors are something else
+    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    std::atomic<bool> all_match{true};
+    for_each_output(height, width, static_cast<int>(used->size()), [&](std::int64_t y, std::int64_t x) {
+        const std::int64_t i = y * width + x;
+        if (cmp.marks[static_cast<std::size_t>(i)] == Mark::wrong && all_match.load(std::memory_order_relaxed) &&
+            !output_matches_mask(c, inputs, two_d, *used, cmp, i))
+            all_match.store(false, std::memory_order_relaxed);
+    });
+    if (!all_match) return false;
+
+    const int w = c.mask_width;
+    const bool zeros = std::all_of(used->begin(), used->end(), [](float m) { return m == 0.0f; });
+    const bool first_row_only = two_d && !zeros && same_from(0, static_cast<std::size_t>(w));
+    const std::vector<std::string> others =
+        zeros || first_row_only ? std::vector<std::string>{} : cases_with_mask(exercise, *used);
+    std::string line;
+    if (first_row_only) {
+        line = "the output is the convolution with the mask " + mask_text(*used) + " instead of this case's " +
+               mask_text(inputs.mask) + ": the first row of the mask is right, the other rows are not";
+        if (const std::optional<int> length = constant_row_length(*used, inputs.mask, w, scale)) {
+            const std::string l = std::to_string(*length);
+            line += "; row j is weights j * " + l + " to j * " + l +
+                    " + mask_width - 1 of the mask: it sits in a __constant__ array with rows of " + l +
+                    " floats (float M[" + l + "][" + l +
+                    "]) filled by one flat copy of mask_width * mask_width weights. Declare a 1D __constant__ "
+                    "array and read M[j * mask_width + k] (or copy the mask row by row)";
+            d.detail["constant_row_length"] = *length;
+        } else {
+            line +=
+                ": is the mask in a 2D __constant__ array with rows longer than mask_width, filled by one flat "
+                "copy (declare it 1D and read M[j * mask_width + k]), or is the row left out of the mask's index?";
+        }
+    } else if (zeros) {
+        line =
+            "the output is what a mask of zeros gives: your kernel used a mask other than this case's, and the "
+            "mask never reached __constant__ memory: copy it with cudaMemcpyToSymbol(your_constant_array, mask, " +
+            std::string(two_d ? "mask_width * mask_width" : "mask_width") + " * sizeof(float)) in the launcher";
+    } else {
+        line = "the output is the convolution with the mask " + mask_text(*used) + " instead of this case's " +
+               mask_text(inputs.mask);
+        if (!others.empty()) {
+            line += ", which is the mask of case " + others.front();
+            if (others.size() > 1) line += " (and of " + std::to_string(others.size() - 1) + " other case(s))";
+        }
+        line +=
+            ": your kernel used a mask other than this case's: copy the mask into __constant__ memory on every "
+            "call (cudaMemcpyToSymbol in the launcher each time, not once behind a static flag), all of it";
+    }
+    d.findings.push_back(line);
+    d.detail["pattern"] = first_row_only ? "mask_row_length" : zeros ? "zero_mask" : "other_mask";
+    d.detail["mask_used"] = *used;
+    if (!others.empty()) d.detail["mask_of_case"] = others.front();
+    return true;
 }
 
 // Whether every bad element lies within `r` of a multiple of `tile` along one axis.
@@ -125,8 +368,8 @@ double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std
     return out.empty() ? 0 : out.back();
 }
 
-void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Expected& expected,
-                   const ArrayComparison& cmp, Diagnosis& d)
+void diagnose_conv(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs,
+                   const Expected& expected, const ArrayComparison& cmp, Diagnosis& d)
 {
     const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
     const int r = c.mask_width / 2;
@@ -223,6 +466,7 @@ void diagnose_conv(bool two_d, const Case& c, const CaseInputs& inputs, const Ex
             return;
         }
     }
+    diagnose_other_mask(exercise, two_d, c, inputs, cmp, d);
 }
 
 class ConvolutionChecks : public FamilyChecks {
@@ -240,10 +484,10 @@ public:
         return conv_cpu_version(c, inputs, two_d_, out);
     }
 
-    void diagnose(const Exercise&, const Case& c, const CaseInputs& inputs, const Expected& expected,
+    void diagnose(const Exercise& exercise, const Case& c, const CaseInputs& inputs, const Expected& expected,
                   const ArrayComparison& cmp, Diagnosis& d) const override
     {
-        diagnose_conv(two_d_, c, inputs, expected, cmp, d);
+        diagnose_conv(exercise, two_d_, c, inputs, expected, cmp, d);
     }
 
 private:

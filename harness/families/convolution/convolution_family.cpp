@@ -50,6 +50,12 @@ public:
     explicit ConvolutionFamily(bool two_d) : two_d_(two_d) {}
     ElementType element_type() const override { return ElementType::f32; }
     bool uses_scratch() const override { return false; }
+    // The mask read from constant memory, the tile (with its halo) staged in shared memory behind
+    // a barrier.
+    std::vector<Technique> technique() const override
+    {
+        return {Technique::reads_constant_memory, Technique::uses_shared_memory, Technique::synchronizes_block};
+    }
     std::vector<Case> cases(const Exercise& exercise) const override
     {
         return two_d_ ? cases_2d(exercise) : cases_1d(exercise);

@@ -1,11 +1,15 @@
 // Reduction golden results, tolerances, the CPU version and the diagnosis (harness_checking:
 // grader only). A reduction has one output value, so the diagnosis is about that value: how far it is off, in
 // units of the tolerance, and which specific mistake would produce exactly it (a sum of the first
-// K elements only, a dropped partial block, one block's sum added twice or missing, float
+// K elements only, a dropped partial block, one block's sum added twice or missing, the stale reads
+// of a last warp unrolled without volatile or __syncwarp(), values truncated by an int, float
 // accumulation).
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "compensated_sum.hpp"
 #include "family_checks.hpp"
@@ -29,6 +33,64 @@ std::map<std::int64_t, double> prefix_sums(const UninitializedVector<double>& in
 bool same(double a, double b, double tolerance)
 {
     return std::fabs(a - b) <= std::max(tolerance, 1e-12 * std::fabs(b));
+}
+
+// The last warp unrolled on a plain shared array without __syncwarp():
+//   if (tid < 32) { sdata[tid] += sdata[tid + 32]; sdata[tid] += sdata[tid + 16]; ... += sdata[tid + 1]; }
+// The compiler may load sdata[tid + 32], [tid + 16], ..., [tid + 1] before any lane has stored its
+// previous step (nothing tells it that other threads write them), and lanes need not run in step
+// since Volta: each read then sees the slot as the tree loop left it, and thread 0 ends with
+// sdata[0] + sdata[1] + sdata[2] + sdata[4] + sdata[8] + sdata[16] + sdata[32] of the 64 slots.
+// Slot t holds the block's elements whose index within the block is t modulo 64 (sequential
+// addressing, any block size that is a multiple of 64), so a block's result is the sum of its
+// elements whose index modulo 64 is one of these seven.
+constexpr int stale_warp_offsets[] = {0, 1, 2, 4, 8, 16, 32};
+constexpr std::uint64_t stale_warp_slots = 0x0000'0001'0001'0117ull;  // bits 0, 1, 2, 4, 8, 16, 32
+
+// The result of such a kernel: with the stale warp in the first pass only (the block sums then
+// added correctly: atomicAdd, the host, a correct last pass), and with it in every pass of a
+// launcher that reduces blocks of 2^shift elements until one value is left (element j then counts
+// if the digits j >> (level * shift) modulo 64 of every pass are among the seven).
+struct StaleWarpModel {
+    int shift = 0;   // log2 of the elements per block; 0: the first pass only
+    int passes = 1;  // how many passes reduce n elements to one
+    double sum = 0;
+};
+
+std::vector<StaleWarpModel> stale_warp_models(const UninitializedVector<double>& in)
+{
+    const auto n = static_cast<std::int64_t>(in.size());
+    std::vector<StaleWarpModel> models{StaleWarpModel{}};
+    for (int shift = 7; shift <= 12; ++shift) {  // 128 to 4096 elements per block
+        StaleWarpModel m{shift, 1, 0};
+        for (std::int64_t count = (n + (std::int64_t{1} << shift) - 1) >> shift; count > 1;
+             count = (count + (std::int64_t{1} << shift) - 1) >> shift)
+            ++m.passes;
+        if (m.passes > 1) models.push_back(m);  // one pass: the same as the first-pass-only model
+    }
+    using Sums = std::vector<double>;
+    const std::int64_t groups = (n + 63) / 64;  // elements 64 g + offset
+    const std::vector<Sums> chunks =
+        parallel_chunks<Sums>(0, groups, element_grain / 64, [&](std::int64_t begin, std::int64_t end) {
+            Sums sums(models.size(), 0.0);
+            for (std::int64_t g = begin; g < end; ++g)
+                for (int offset : stale_warp_offsets) {
+                    const std::int64_t j = 64 * g + offset;
+                    if (j >= n) break;
+                    const double x = in[static_cast<std::size_t>(j)];
+                    sums[0] += x;
+                    for (std::size_t k = 1; k < models.size(); ++k) {
+                        bool counts = true;
+                        for (int level = 1; level < models[k].passes && counts; ++level)
+                            counts = (stale_warp_slots >> ((j >> (level * models[k].shift)) & 63)) & 1;
+                        if (counts) sums[k] += x;
+                    }
+                }
+            return sums;
+        });
+    for (const Sums& sums : chunks)
+        for (std::size_t k = 0; k < models.size(); ++k) models[k].sum += sums[k];
+    return models;
 }
 
 // The sum of all inputs: exact for integer data (int64, summed in parallel: any order gives the
@@ -63,6 +125,44 @@ Expected reduction_golden(const Case& c, const UninitializedVector<double>& in)
     return e;
 }
 
+// The result of a kernel whose values pass through an int (a shared array or accumulator declared
+// int): each element truncated toward 0 where it is loaded, or, in reductions 4 and 5, each pair
+// in[i] + in[i + blockDim.x] that a thread adds during the load, in blocks of 2 * blockDim.x
+// elements. Integer sums from there on: exact (in int64 here; an int that overflowed matches none).
+struct TruncationModel {
+    std::int64_t pair_stride = 0;  // blockDim.x of the pairs; 0: each element alone
+    std::int64_t sum = 0;
+};
+
+std::vector<TruncationModel> truncation_models(const UninitializedVector<double>& in)
+{
+    const auto n = static_cast<std::int64_t>(in.size());
+    std::vector<TruncationModel> models{TruncationModel{}};
+    for (std::int64_t stride = 32; stride <= 1024; stride *= 2) models.push_back(TruncationModel{stride, 0});
+    auto truncated = [](double x) {
+        return std::fabs(x) < 9.2e18 ? static_cast<std::int64_t>(x) : std::int64_t{0};  // toward 0
+    };
+    using Sums = std::vector<std::int64_t>;
+    const std::vector<Sums> chunks =
+        parallel_chunks<Sums>(0, n, element_grain, [&](std::int64_t begin, std::int64_t end) {
+            Sums sums(models.size(), 0);
+            for (std::int64_t i = begin; i < end; ++i) {
+                const double x = in[static_cast<std::size_t>(i)];
+                sums[0] += truncated(x);
+                for (std::size_t k = 1; k < models.size(); ++k) {
+                    const std::int64_t stride = models[k].pair_stride;
+                    if (i % (2 * stride) >= stride) continue;  // the second of a pair: added by its first
+                    const double second = i + stride < n ? in[static_cast<std::size_t>(i + stride)] : 0.0;
+                    sums[k] += truncated(x + second);
+                }
+            }
+            return sums;
+        });
+    for (const Sums& sums : chunks)
+        for (std::size_t k = 0; k < models.size(); ++k) models[k].sum += sums[k];
+    return models;
+}
+
 void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected& expected, const ArrayComparison& cmp,
                         Diagnosis& d)
 {
@@ -88,6 +188,26 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
                                    " times the tolerance " + format_value(tolerance)
                              : "off by " + format_value(diff) +
                                    " (integer data: every correct summation order gives the exact sum)");
+
+    // Values through an int: an exact integer model, decisive however small the error.
+    if (c.data != DataKind::integers) {
+        for (const TruncationModel& m : truncation_models(in)) {
+            if (actual != static_cast<double>(m.sum)) continue;
+            const std::string what = m.pair_stride == 0 ? "each element"
+                                                        : "each pair in[i] + in[i + " + std::to_string(m.pair_stride) +
+                                                              "] (the first add during the load)";
+            d.findings.push_back(
+                "the result equals the sum of the inputs with " + what + " truncated to an integer (" +
+                with_commas(m.sum) +
+                "): the values pass through an `int` (a shared array, variable or accumulator "
+                "declared int) and lose their fractions" +
+                (m.sum == 0 ? " (every value lies in (-1, 1); or nothing at all was added into out[0])" : "") +
+                "; keep every value and partial sum in double");
+            d.detail["pattern"] = "integer_truncation";
+            d.detail["truncation_pair_stride"] = m.pair_stride;
+            return;
+        }
+    }
 
     double abs_sum = 0;
     for (double x : in) abs_sum += std::fabs(x);
@@ -136,6 +256,24 @@ void diagnose_reduction(const Case& c, const CaseInputs& inputs, const Expected&
                               : !whole_blocks               ? "tail_dropped"
                                                             : "prefix_or_tail";
         d.detail["matches_prefix_length"] = length;
+        return;
+    }
+    // The last warp's stale reads.
+    for (const StaleWarpModel& m : stale_warp_models(in)) {
+        if (!same(actual, m.sum, tolerance)) continue;
+        const std::string where = m.shift == 0
+                                      ? "in the first pass"
+                                      : "in blocks of " + with_commas(std::int64_t{1} << m.shift) +
+                                            " elements, at every one of the " + std::to_string(m.passes) + " passes";
+        d.findings.push_back(
+            "the result equals the sum of only the elements whose index modulo 64 is 0, 1, 2, 4, 8, 16 or 32 (" +
+            where +
+            "): the unrolled last warp read sdata[tid + 32], sdata[tid + 16], ... before the other lanes had added "
+            "into them (stale shared-memory reads); declare the shared array `volatile` in the unrolled steps and "
+            "put `__syncwarp()` between them (or use __shfl_down_sync)");
+        d.detail["pattern"] = "stale_last_warp";
+        d.detail["stale_warp"] = {{"block_elements", m.shift == 0 ? 0 : std::int64_t{1} << m.shift},
+                                  {"passes", m.passes}};
         return;
     }
     // Off by the first 2^j elements' sum (the first partial sum of some pass: a host loop that adds

@@ -40,6 +40,11 @@ public:
     ElementType element_type() const override { return ElementType::f64; }
     bool uses_scratch() const override { return true; }
     std::int64_t output_elements(const Case&) const override { return 1; }
+    // Partial sums in shared memory between barriers, added as doubles.
+    std::vector<Technique> technique() const override
+    {
+        return {Technique::uses_shared_memory, Technique::synchronizes_block, Technique::adds_in_double};
+    }
 
     // The scan sizes plus the edges of this variant's elements per block, 2^27 doubles (1 GiB) and
     // data of mixed magnitudes.

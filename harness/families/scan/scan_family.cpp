@@ -53,6 +53,11 @@ public:
     explicit ScanFamily(bool whole_array) : whole_array_(whole_array) {}
     ElementType element_type() const override { return ElementType::f32; }
     bool uses_scratch() const override { return whole_array_; }
+    // Each section scanned in shared memory, its steps separated by barriers.
+    std::vector<Technique> technique() const override
+    {
+        return {Technique::uses_shared_memory, Technique::synchronizes_block};
+    }
 
     std::vector<Case> cases(const Exercise&) const override;
 

@@ -185,3 +185,50 @@ TEST_CASE("the attacking submissions: the build's verdict is the one their expec
     }
     CHECK(attacks >= 29);
 }
+
+TEST_CASE("the technique of the honest set: the references show all, the stubs none, the buggy kernels only their bug")
+{
+    SetBuild& build = set_build();
+    if (!build.skip.empty()) {
+        MESSAGE("skipped: " << build.skip);
+        return;
+    }
+    // The buggy kernels whose bug is the technique itself: what each lacks.
+    const std::map<std::string, std::vector<std::string>> lacking = {
+        {"tests/buggy/reduce_interleaved_divergent/float_accumulator/reduce_interleaved_divergent.cu",
+         {"adds_in_double"}},
+        {"tests/buggy/reduce_sequential_addressing/missing_syncthreads/reduce_sequential_addressing.cu",
+         {"synchronizes_block"}},
+        {"tests/buggy/scan_hierarchical/prints_fake_score/scan_hierarchical.cu",  // a copy kernel
+         {"uses_shared_memory", "synchronizes_block"}},
+        {"tests/buggy/scan_kogge_stone/computes_on_cpu/scan_kogge_stone.cu",
+         {"launches_kernel", "uses_shared_memory", "synchronizes_block"}},
+    };
+    std::size_t checked = 0;
+    for (const auto& [name, b] : build.results) {
+        if (!honest(name) || !b.ok) continue;
+        ++checked;
+        CAPTURE(name);
+        std::vector<std::string> missing;
+        for (const auto t : b.technique.missing()) missing.emplace_back(harness::to_text(t));
+        for (const auto& c : b.technique.checks) {
+            CAPTURE(harness::to_text(c.technique));
+            CHECK(c.found.has_value());  // the PTX was kept: every technique checked
+        }
+        if (starts_with(name, "reference/")) {
+            CHECK(missing.empty());
+            for (const auto& c : b.technique.checks)  // every technique of the family is the reference's
+                if (c.expected) CHECK(c.found == true);
+        } else if (starts_with(name, "exercises/")) {
+            // A stub launches its empty kernel and shows nothing else of the technique.
+            CHECK(b.technique.check(harness::Technique::launches_kernel)->found == true);
+            for (const auto& c : b.technique.checks)
+                if (c.expected && c.technique != harness::Technique::launches_kernel) CHECK(c.found == false);
+            CHECK_FALSE(missing.empty());
+        } else {
+            const auto bug = lacking.find(name);
+            CHECK(missing == (bug == lacking.end() ? std::vector<std::string>{} : bug->second));
+        }
+    }
+    CHECK(checked >= 40);
+}

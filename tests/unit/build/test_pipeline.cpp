@@ -158,3 +158,36 @@ TEST_CASE("code the student did not write, through grade: refused by default, na
     CHECK(n.at("code_checks").at("findings").size() == 2);
     fs::remove_all(dir);
 }
+
+TEST_CASE("a result computed without a kernel: every case passes, no correctness points, and the reason")
+{
+    const fs::path dir = test_dir("no_kernel");
+    std::ofstream(dir / "submission" / "scan_kogge_stone.cu") << "// FAKE_RUNNER: correct\n// FAKE_LAUNCHES_NO_KERNEL\n";
+    std::ofstream(dir / "submission" / "scan_brent_kung.cu") << "// FAKE_RUNNER: correct\n";
+    const GradeRun run = grade(dir, FAKE_NVCC, {"--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const json& cpu = exercise(run, "scan_kogge_stone");
+    CHECK(cpu.at("status") == "graded");
+    for (const auto& c : cpu.at("cases")) CHECK(c.at("status") == "pass");
+    CHECK(cpu.at("correctness_points") == 0);
+    CHECK(cpu.at("points") == 0);
+    CHECK(contains(cpu.at("message").get<std::string>(), "no points: your launcher never launches a kernel"));
+    const json& technique = cpu.at("technique");
+    CHECK(technique.at("missing") == json::array({"launches_kernel"}));
+    const json& launch = technique.at("checks").at("launches_kernel");
+    CHECK(launch.at("found") == false);
+    CHECK(launch.at("required") == true);
+    // The fake compiler keeps no PTX: what only the PTX shows is not checked, never a verdict.
+    const json& shared = technique.at("checks").at("uses_shared_memory");
+    CHECK(shared.at("found").is_null());
+    CHECK(contains(shared.at("not_checked").get<std::string>(), "kept no PTX"));
+    CHECK(technique.at("kernels").is_null());
+    CHECK(technique.at("resources").at("checked") == false);
+    CHECK(contains(run.output, "technique: scan_kogge_stone: never launches a kernel (no points)"));
+
+    // The same file with a kernel launch scores as before.
+    const json& gpu = exercise(run, "scan_brent_kung");
+    CHECK(gpu.at("correctness_points").get<double>() == doctest::Approx(8));  // the default rubric's
+    CHECK(gpu.at("technique").at("missing") == json::array());
+    CHECK(gpu.at("technique").at("checks").at("launches_kernel").at("found") == true);
+    fs::remove_all(dir);
+}

@@ -220,3 +220,43 @@ TEST_CASE("a file or folder the grader cannot read (root reads everything: then 
     CHECK(files.at(1).path.empty());
     CHECK(contains(files.at(1).unread, "closed/ (Permission denied)"));
 }
+
+TEST_CASE("a file named close to an exercise's is named with the name it needs; others are not")
+{
+    const TempDir dir("near");
+    write(dir.path / "kogge_stone.cu");                 // words of exactly one exercise
+    write(dir.path / "hw" / "Scan_Brent_Kung.cu");      // another case
+    write(dir.path / "scan_hierarchical (1).cu");       // a browser's second download
+    write(dir.path / "reduce-sequential-addressing.cu");  // dashes
+    write(dir.path / "conv1d_tiled.cpp");               // another extension
+    write(dir.path / "conv2d_tield.cu");                // two letters swapped
+    write(dir.path / "scan.cu");                        // words of three exercises: no guess
+    write(dir.path / "reduce.cu");
+    write(dir.path / "helpers.cu");
+    write(dir.path / "scan_kogge_stone.md");            // not source: no guess
+    write(dir.path / "reduce_unroll_last_warp.cu");     // an exercise's own file is never a near miss
+    fs::create_directories(dir.path / "01_reduce_first_add_during_load");  // a folder: not a file
+    const std::vector<std::string> all = {"scan_kogge_stone",  "scan_brent_kung", "scan_hierarchical",
+                                          "reduce_sequential_addressing", "reduce_first_add_during_load",
+                                          "reduce_unroll_last_warp", "conv1d_tiled", "conv2d_tiled",
+                                          "reduce_interleaved_divergent"};
+    const auto files = find_submission(dir.path.string(), all);
+    REQUIRE(files.size() == all.size());
+    CHECK(files[0].near_miss == "kogge_stone.cu: did you mean scan_kogge_stone.cu?");
+    CHECK(files[1].near_miss == "hw/Scan_Brent_Kung.cu: did you mean scan_brent_kung.cu?");
+    CHECK(files[2].near_miss == "scan_hierarchical (1).cu: did you mean scan_hierarchical.cu?");
+    CHECK(files[3].near_miss ==
+          "reduce-sequential-addressing.cu: did you mean reduce_sequential_addressing.cu?");
+    CHECK(files[4].near_miss.empty());
+    CHECK(files[5].buildable());
+    CHECK(files[5].near_miss.empty());
+    CHECK(files[6].near_miss == "conv1d_tiled.cpp: did you mean conv1d_tiled.cu?");
+    CHECK(files[7].near_miss == "conv2d_tield.cu: did you mean conv2d_tiled.cu?");
+    CHECK(files[8].near_miss.empty());
+    for (const auto& f : files) CHECK_FALSE(contains(f.near_miss, "scan.cu:"));
+
+    // Only the exercises asked for: a near miss of another is not reported.
+    const auto only = find_submission(dir.path.string(), {"scan_brent_kung"});
+    REQUIRE(only.size() == 1);
+    CHECK(only[0].near_miss == "hw/Scan_Brent_Kung.cu: did you mean scan_brent_kung.cu?");
+}

@@ -30,6 +30,8 @@ Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& input
 // The checksum (harness/timed_data.hpp) of the correct output for these inputs, as the runner computes
 // it on the GPU. Exact for integer-valued data, which is what timed cases hold.
 std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
+// The same of golden results at hand.
+std::uint64_t expected_checksum(const Expected& expected, ElementType type);
 
 // Tolerance for a float32 sum of `terms` values whose absolute values add up to `abs_sum`, formed
 // in any order whose combining tree is at most `depth` additions deep: gamma(depth) * abs_sum with
@@ -47,6 +49,9 @@ struct RawOutput {
     std::int64_t input_first_changed = -1;
     std::int64_t input_changed_elements = 0;
     std::optional<std::uint64_t> repeat_checksum;  // bits_checksum of a second run's output on the same input
+    // Where the run left out[0] NaN or never written: the checksum of values (golden_checksum's) of
+    // one more run on the same input from an output of zeros.
+    std::optional<std::uint64_t> zero_start_checksum;
 
     // The output itself, without its guard zones (check_case has verified the sizes).
     const std::uint8_t* output(ElementType type) const

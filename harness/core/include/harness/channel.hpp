@@ -37,7 +37,7 @@ constexpr int child_handles_fd = 5;
 enum class MessageType : std::uint32_t {
     // runner -> grader
     hello = 1,             // unasked, first: {exercise, launcher_found}
-    case_output = 3,       // answers run_case: {case, segments, input checks, repeat_checksum}, blob: raw output
+    case_output = 3,       // answers run_case: {case, segments, input checks, repeat run checksums}, blob: raw output
     cuda_error = 5,        // answers any command that failed: {case, phase, error, message}; the runner exits
     exception = 6,         // answers a command that threw a C++ exception: {case, phase, type, message}; the runner exits
     done = 7,              // answers quit: {}

@@ -11,6 +11,7 @@
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
+#include "harness/technique.hpp"
 #include "harness/timed_data.hpp"
 
 namespace harness {
@@ -28,6 +29,10 @@ public:
     virtual TimedValues timed_values() const = 0;
     // The case's mask (convolutions; empty for the others), which timed batches keep.
     virtual std::vector<float> mask(const Case&) const { return {}; }
+    // What its exercises teach that the compiled code must show (harness/technique.hpp), besides
+    // launching a kernel, which every family's does. Expected of a submission where the hidden
+    // reference's own PTX shows it too (grading/src/build/technique.cpp).
+    virtual std::vector<Technique> technique() const { return {}; }
 };
 
 const ExerciseFamily& family_of(const Exercise& exercise);
