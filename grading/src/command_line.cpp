@@ -295,6 +295,12 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
         ->type_name("DIR");
     app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
     app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
+    app.add_flag("--sanitize", o.sanitize,
+                 "also run the small and medium cases under compute-sanitizer (memcheck, racecheck,\n"
+                 "synccheck, initcheck; the rubric's sanitizer chooses the tools and prices findings)");
+    app.add_option("--compute-sanitizer", o.compute_sanitizer,
+                   "the compute-sanitizer to use (default: the toolkit's, else from PATH)")
+        ->type_name("PATH");
     app.callback([&app, &command] {
         if (app.got_subcommand("bench"))
             refuse_grading_options(app);

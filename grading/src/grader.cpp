@@ -26,6 +26,7 @@
 #include "harness/timing/speed_case.hpp"
 #include "judge.hpp"
 #include "progress.hpp"
+#include "sanitizer/run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -79,19 +80,27 @@ std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, con
 // How a runner process of an exercise starts: `program` (the submission's runner, or the reference
 // runner for the reference's turns) in the sandbox (unless --no-sandbox), its output in
 // <work>/<exercise>/<log>.log.
+// A sanitizer run (sanitizer/run.hpp) starts it as `wrapper` (compute-sanitizer and its options)
+// followed by the runner, in a sandbox that also shows `shown_dir` (the sanitizer's own directory).
 harness::SpawnOptions runner_spawn(const GradeOptions& options, const harness::Exercise& exercise,
-                                   const std::string& program, const std::string& log)
+                                   const std::string& program, const std::string& log,
+                                   const std::vector<std::string>& wrapper = {}, const std::string& shown_dir = {})
 {
     const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
     harness::SpawnOptions spawn;
     spawn.output_file = (dir / (log + ".log")).string();
+    spawn.argv = wrapper;
     if (options.sandbox == nullptr) {
-        spawn.argv = {program};
+        spawn.argv.push_back(program);
         spawn.working_dir = dir.string();
         return spawn;
     }
-    spawn.argv = {"/grader/runner"};
+    spawn.argv.push_back("/grader/runner");
     harness::SandboxPolicy policy;
+    if (!shown_dir.empty()) {
+        policy.system_paths_extra = {shown_dir};
+        policy.shm_bytes = 256ull << 20;  // compute-sanitizer may talk to the runner through shared memory
+    }
     policy.gpu = true;
     policy.gpu_node = options.gpu_node;  // the GPU this grading locked and times on, alone
     policy.mounts = {{program, "/grader/runner", false}};
@@ -126,6 +135,32 @@ int exercise_places(const nlohmann::json& calibration)
     const double bytes = calibration.value("memory_bytes", 0.0);
     if (bytes <= 0) return 0;
     return std::clamp(static_cast<int>(bytes / (6.0 * (1 << 30))), 1, 24);
+}
+
+// The sanitizer step (grading/sanitizer.hpp): the exercise's small and medium cases again under
+// each of the rubric's tools.
+SanitizerStep sanitize_exercise(const GradeOptions& options, const harness::Exercise& exercise,
+                                const std::string& runner, std::ostream& progress)
+{
+    SanitizerRequest request;
+    request.exercise = &exercise;
+    request.cases = cases_to_grade(exercise, options);
+    request.tools = options.rubric.sanitizer.tools;
+    request.program = find_compute_sanitizer(options.compute_sanitizer, toolchain_root(options.toolchain.nvcc),
+                                             options.sandbox != nullptr);
+    request.spawn = [&options, &exercise, runner](const std::vector<std::string>& wrapper, const std::string& shown,
+                                                   const std::string& log) {
+        return runner_spawn(options, exercise, runner, log, wrapper, shown);
+    };
+    request.log_path = [&options, &exercise](const std::string& log) {
+        return (fs::absolute(fs::path(options.work_dir) / exercise.name) / (log + ".log")).string();
+    };
+    request.limits = options.limits;
+    request.gpu_lock = options.gpu_lock;
+    request.submission = options.submission;
+    request.grade_command = options.grade_command;
+    progress << "  under compute-sanitizer:\n";
+    return run_sanitizers(request, progress);
 }
 
 // One exercise's speed-case timing: the reference's runner (in the sandbox like the submission's)
@@ -372,6 +407,11 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (!result.library_use.empty()) result.message = library_use_message(result);
     if (result.status == ExerciseStatus::graded) describe_technique(options.rubric, result);
     if (result.status == ExerciseStatus::graded) describe_code_checks(options.rubric, *build, result);
+    if (result.status == ExerciseStatus::graded && (options.sanitize || options.rubric.sanitizer.run)) {
+        SanitizerStep step = sanitize_exercise(options, exercise, build->executable, progress);
+        result.sanitizer = std::move(step.json);
+        result.sanitizer_tools_with_findings = std::move(step.tools_with_findings);
+    }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     score_exercise(options.rubric, result);
     return result;

@@ -196,6 +196,16 @@ void print_technique_lines(const GradeReport& report, std::ostream& out)
 
 }  // namespace
 
+// The sanitizer step with what its findings cost; null when it did not run.
+static nlohmann::json sanitizer_json(const ExerciseResult& e)
+{
+    if (e.sanitizer.is_null()) return nullptr;
+    nlohmann::json j = e.sanitizer;
+    j["points_lost"] = e.sanitizer_points_lost;
+    j["tools_with_findings"] = e.sanitizer_tools_with_findings;
+    return j;
+}
+
 nlohmann::json to_json(const GradeReport& report)
 {
     nlohmann::json exercises = nlohmann::json::array();
@@ -219,6 +229,7 @@ nlohmann::json to_json(const GradeReport& report)
                              {"library_use", e.library_use},
                              {"code_checks", e.code_checks},
                              {"technique", technique_json(e.technique)},
+                             {"sanitizer", sanitizer_json(e)},
                              {"runner_output", e.runner_output},
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},

@@ -181,6 +181,12 @@ Rubric Rubric::from_json(const nlohmann::json& j)
         r.gradescope.stdout_visibility = g.value("stdout_visibility", r.gradescope.stdout_visibility);
         r.gradescope.test_visibility = g.value("test_visibility", r.gradescope.test_visibility);
     }
+    if (j.contains("sanitizer")) {
+        const nlohmann::json& s = j.at("sanitizer");
+        r.sanitizer.run = s.value("run", r.sanitizer.run);
+        if (s.contains("tools")) r.sanitizer.tools = s.at("tools").get<std::vector<std::string>>();
+        r.sanitizer.cost_per_tool = s.value("cost_per_tool", r.sanitizer.cost_per_tool);
+    }
     problems = consistency_problems(r);
     read_case_visibility(j, r, problems);
     if (!problems.empty()) throw RubricError("a rubric whose values cannot work together:" + joined(problems));
@@ -266,6 +272,16 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
         result.correctness_points = result.speed_points = 0;
     if (result.technique && !result.technique->missing_required(rubric.technique == "require").empty())
         result.correctness_points = result.speed_points = 0;
+    // Each sanitizer tool that found something costs its price, from the correctness points first.
+    result.sanitizer_points_lost = 0;
+    for (const auto& tool : result.sanitizer_tools_with_findings)
+        if (std::find(rubric.sanitizer.tools.begin(), rubric.sanitizer.tools.end(), tool) != rubric.sanitizer.tools.end())
+            result.sanitizer_points_lost += scale * rubric.sanitizer.cost_per_tool;
+    double lost = std::min(result.sanitizer_points_lost, result.correctness_points + result.speed_points);
+    result.sanitizer_points_lost = lost;
+    const double from_correctness = std::min(lost, result.correctness_points);
+    result.correctness_points -= from_correctness;
+    result.speed_points -= lost - from_correctness;
     result.points = result.correctness_points + result.speed_points;
 }
 

@@ -583,3 +583,60 @@ TEST_CASE("bytes that are not UTF-8, terminal controls and deep JSON from a subm
     CHECK(clean(noisy.output));
     CHECK(noisy.output.find('\r') == std::string::npos);
 }
+
+TEST_CASE("--sanitize: each tool's findings, a clean tool, a flood, an unfinished report, a missing tool")
+{
+    // The fake compute-sanitizer below the fake toolkit (tests/fake_toolchain/fake_compute_sanitizer.sh)
+    // prints the same recorded report for every program: memcheck clean, one race, 3000 divergent
+    // barriers, an uninitialized read without a summary.
+    const fs::path rubric = test_dir("sanitize_rubric.json");
+    std::ofstream(rubric) << R"({"sanitizer": {"tools": ["memcheck", "racecheck", "synccheck", "initcheck"], "cost_per_tool": 1}})";
+    const GradeRun run = grade_fake("sanitize", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
+                                    {"--exercise", "scan_kogge_stone", "--sanitize", "--rubric",
+                                     rubric.string()});
+    fs::remove(rubric);
+    const json& e = exercise(run, "scan_kogge_stone");
+    const json& s = e.at("sanitizer");
+    CHECK(s.at("memcheck").at("checked") == true);
+    CHECK(s.at("memcheck").at("findings").empty());
+    const json& cases = s.at("memcheck").at("cases");
+    CHECK(!cases.empty());
+    CHECK(cases.size() <= 3);
+    CHECK(s.at("memcheck").at("cases_failed").empty());  // outputs checked as usual: the fake is correct
+
+    const json& race = s.at("racecheck").at("findings");
+    REQUIRE(race.size() == 1);
+    CHECK(race[0].at("kernel") == "reduce_kernel");
+    CHECK(race[0].at("line") == 31);
+    CHECK(race[0].at("other_line") == 29);
+    CHECK(race[0].at("explanation").get<std::string>().find("__syncthreads() is missing") != std::string::npos);
+
+    CHECK(s.at("synccheck").at("findings").size() == 10);  // the flood, bounded
+    CHECK(s.at("synccheck").at("not_listed").get<int>() > 2000);
+
+    CHECK(s.at("initcheck").at("checked") == false);  // never read as clean
+    CHECK(s.at("initcheck").at("why").get<std::string>().find("did not end") != std::string::npos);
+    CHECK(s.at("initcheck").at("findings").size() == 1);
+
+    CHECK(s.at("tools_with_findings").size() == 3);
+    CHECK(s.at("points_lost").get<double>() == doctest::Approx(3));
+    CHECK(e.at("points").get<double>() == doctest::Approx(e.at("max_points").get<double>() - 3));
+    CHECK(run.output.find("racecheck: 1 finding(s)") != std::string::npos);
+    CHECK(run.output.find("memcheck: clean") != std::string::npos);
+
+    // A compute-sanitizer that is not there: every tool "not checked", no point lost.
+    const GradeRun missing =
+        grade_fake("sanitize_missing", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
+                   {"--exercise", "scan_kogge_stone", "--sanitize", "--compute-sanitizer", "/nonexistent/cs"});
+    const json& m = exercise(missing, "scan_kogge_stone");
+    for (const char* tool : {"memcheck", "racecheck", "synccheck", "initcheck"}) {
+        CHECK(m.at("sanitizer").at(tool).at("checked") == false);
+        CHECK(m.at("sanitizer").at(tool).at("why") == "compute-sanitizer not found at /nonexistent/cs: not checked");
+    }
+    CHECK(m.at("points") == m.at("max_points"));
+
+    // Without --sanitize (nor the rubric's run): no sanitizer step.
+    const GradeRun plain = grade_fake("sanitize_off", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
+                                      {"--exercise", "scan_kogge_stone", "--case", "n=1025/int"});
+    CHECK(exercise(plain, "scan_kogge_stone").at("sanitizer").is_null());
+}

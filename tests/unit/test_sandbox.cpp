@@ -264,6 +264,13 @@ TEST_CASE("a writable mount is writable, /tmp is private and bounded")
             (contains(elsewhere.output, "write failed: EROFS") || contains(elsewhere.output, "write failed: EACCES")));
     }
     CHECK(run_probe({"write", "/dev/null", "10"}, policy).status.ok());
+
+    // A policy's shm_bytes (a compute-sanitizer run): /dev/shm writable up to its size, /dev still not.
+    policy.shm_bytes = 1 << 20;
+    CHECK(run_probe({"write", "/dev/shm/file", "100000"}, policy).status.ok());
+    CHECK(contains(run_probe({"write", "/dev/shm/fill.bin", std::to_string(4 << 20)}, policy).output,
+                   "write failed: ENOSPC"));
+    CHECK(run_probe({"write", "/dev/file", "10"}, policy).status.code == 1);
 }
 
 TEST_CASE("the program sees only its own PID namespace")
@@ -522,6 +529,16 @@ TEST_CASE("a run sees neither the CUDA toolkit nor a compiler; a compile does")
         // ...but a policy that names it sees it, as a compile does.
         run_policy.system_paths_extra = {toolkit_root};
         CHECK(run_probe({"read", toolkit_root + "/bin/nvcc"}, run_policy).status.ok());
+        // A directory inside it (compute-sanitizer's, for grade --sanitize) is shown alone: nvcc stays hidden.
+        const std::string real_root = fs::canonical(toolkit_root).string();
+        const std::string inside = real_root + "/include";
+        if (fs::is_directory(inside)) {
+            run_policy.system_paths_extra = {inside};
+            Outcome shown = run_probe({"list", inside + "/"}, run_policy);
+            CHECK(lines(shown.output).size() > 2);
+            CHECK(contains(run_probe({"read", toolkit_root + "/bin/nvcc"}, run_policy).output, "read failed"));
+            CHECK(contains(run_probe({"read", real_root + "/bin/nvcc"}, run_policy).output, "read failed"));
+        }
         run_policy.system_paths_extra.clear();
         run_policy.hide_toolchains = false;
         CHECK(run_probe({"read", toolkit_root + "/bin/nvcc"}, run_policy).status.ok());

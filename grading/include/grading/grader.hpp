@@ -54,6 +54,10 @@ struct GradeOptions {
     // The instructor's secret, which hidden cases' seeds come from (grading/hidden_cases.hpp); needed
     // when the rubric hides a case.
     std::optional<HiddenCaseSecret> hidden_secret;
+    // compute-sanitizer as a graded step (grading/sanitizer.hpp), with rubric.sanitizer.run too;
+    // the program given, or found from the toolkit (empty).
+    bool sanitize = false;
+    std::string compute_sanitizer;
 };
 
 GradeReport grade(const GradeOptions& options, std::ostream& progress);

@@ -94,6 +94,12 @@ struct ExerciseResult {
     // What its compiled code shows of the exercise's technique (grading/technique.hpp); none when the
     // file was not built. A required technique it lacks costs the correctness points (the rubric).
     std::optional<TechniqueReport> technique;
+    // compute-sanitizer's step (grading/sanitizer.hpp): tool -> {"checked", "findings", ...} or
+    // {"checked": false, "why"}; null when it did not run. The tools that found something (priced
+    // by the rubric's sanitizer.cost_per_tool) and the points that cost.
+    nlohmann::json sanitizer = nullptr;
+    std::vector<std::string> sanitizer_tools_with_findings;
+    double sanitizer_points_lost = 0;
     std::string runner_output;             // tail of what the student's code printed (never parsed)
     // The same of the runners that ran hidden cases (each runs no other): the instructor's only.
     std::string hidden_runner_output;

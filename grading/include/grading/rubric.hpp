@@ -31,6 +31,15 @@ struct CaseVisibility {
     bool visible(const std::string& exercise, const std::string& label) const;
 };
 
+// compute-sanitizer as a graded step (grading/sanitizer.hpp): run on every grading where `run` (or
+// `grade --sanitize`), with these tools; each tool that reports a finding costs `cost_per_tool`
+// points of the exercise (0: reported only). Findings only ever cost: a clean report proves nothing.
+struct SanitizerRubric {
+    bool run = false;
+    std::vector<std::string> tools = {"memcheck", "racecheck", "synccheck", "initcheck"};
+    double cost_per_tool = 0;
+};
+
 struct Rubric {
     double correctness_points = 8;  // split evenly over the exercise's cases
     double speed_points = 2;        // only when every case passes
@@ -61,6 +70,7 @@ struct Rubric {
     // Cases no student saw, hidden, after the exercise's own: shape, data and label only (their
     // seeds come from the secret, grading/hidden_cases.hpp).
     std::map<std::string, std::vector<harness::Case>> hidden_cases;
+    SanitizerRubric sanitizer;             // the rubric's "sanitizer"
 
     // Missing keys keep their defaults. Throws RubricError, listing every problem, for a document
     // rubric.schema.json refuses or whose values cannot work together.

@@ -198,6 +198,30 @@ std::string technique_sentences(const ExerciseResult& exercise, Markup markup)
     return out.empty() ? out : "\nWhat the compiled code shows of the exercise's technique:\n\n" + out;
 }
 
+// The sanitizer step, one item per tool: its findings' explanations (at most 3), clean, or not
+// checked and why. Empty when it did not run.
+std::string sanitizer_details(const ExerciseResult& exercise, Markup markup)
+{
+    if (!exercise.sanitizer.is_object()) return "";
+    std::string out;
+    for (const auto& [tool, r] : exercise.sanitizer.items()) {
+        if (!r.is_object() || !r.contains("checked")) continue;
+        const nlohmann::json findings = r.value("findings", nlohmann::json::array());
+        std::string line = strong("compute-sanitizer " + tool, markup) + ": ";
+        if (!findings.empty()) {
+            for (std::size_t k = 0; k < findings.size() && k < 3; ++k)
+                line += (k ? "; " : "") + shown(findings[k].value("explanation", std::string()), markup);
+            if (findings.size() + r.value("not_listed", std::size_t{0}) > 3) line += " (results.json lists more)";
+        } else {
+            line += r.value("checked", false) ? "nothing found" : shown(r.value("why", std::string("not checked")), markup);
+        }
+        out += item(line, markup);
+    }
+    if (exercise.sanitizer_points_lost > 0)
+        out += "Sanitizer findings cost " + fixed(exercise.sanitizer_points_lost, 2) + " points.\n";
+    return out.empty() ? out : "\n" + out;
+}
+
 std::string correctness_details(const ExerciseResult& exercise, Markup markup)
 {
     const std::string fix = first_fix(exercise);
@@ -222,7 +246,7 @@ std::string correctness_details(const ExerciseResult& exercise, Markup markup)
     }
     if (failing > shown_cases)
         out += "\n... and " + plural(failing - shown_cases, "more failing case") + " (results.json lists them all)\n";
-    return fix_first + (failing > 0 ? out + runner_output(exercise, markup) : out);
+    return fix_first + (failing > 0 ? out + runner_output(exercise, markup) : out) + sanitizer_details(exercise, markup);
 }
 
 std::string speed_details(const ExerciseResult& exercise, const Rubric& rubric, Markup markup)

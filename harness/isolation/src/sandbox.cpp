@@ -479,7 +479,8 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     // The private /tmp first, so that a toolkit root or a mount below /tmp is bound on top of it.
     args.insert(args.end(), {"--perms", "1777", "--size", std::to_string(policy.tmp_bytes), "--tmpfs", "/tmp"});
     // More system paths (a toolkit root), at their real path; a link to it is kept as a link.
-    std::vector<std::string> shown;  // never hidden
+    std::vector<std::string> shown;       // never hidden
+    std::vector<std::string> shown_real;  // the same, after links: bound again inside a hidden directory
     for (const auto& path : policy.system_paths_extra) {
         std::error_code error;
         const std::string real = std::filesystem::canonical(path, error).string();
@@ -489,6 +490,7 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
         if (given != real && !is_below(given, "/usr") && !is_below(given, "/etc"))
             args.insert(args.end(), {"--symlink", real, given});
         shown.insert(shown.end(), {real, given});
+        shown_real.push_back(real);
     }
     // A run sees no toolkit and no compiler: their directories empty (read-only), their programs
     // and libraries in the system's directories /dev/null (on a nodev mount: neither opened nor run).
@@ -498,11 +500,16 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
             return std::any_of(shown.begin(), shown.end(),
                                [&](const std::string& s) { return is_below(path, s) || is_below(s, path); });
         };
+        // A shown path inside a hidden directory (compute-sanitizer's own directory in a toolkit
+        // root) shows that path alone: the directory stays empty around it.
         for (const auto& dir : hide.dirs) {
-            if (visible(dir)) continue;
+            if (std::any_of(shown.begin(), shown.end(), [&](const std::string& s) { return is_below(dir, s); }))
+                continue;
             args.insert(args.end(), {"--perms", "0755", "--size", "4096", "--tmpfs", dir});
             for (const auto& keep : hide.keep)
                 if (is_below(keep, dir)) bind("--ro-bind", keep, keep);
+            for (const auto& real : shown_real)
+                if (is_below(real, dir) && real != dir) bind("--ro-bind", real, real);
             args.insert(args.end(), {"--remount-ro", dir});
         }
         for (const auto& file : hide.files)
@@ -510,6 +517,8 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     }
 
     args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
+    if (policy.shm_bytes > 0)
+        args.insert(args.end(), {"--perms", "1777", "--size", std::to_string(policy.shm_bytes), "--tmpfs", "/dev/shm"});
     if (policy.gpu) {
         // The /dev/nvidia* nodes (nvidiactl, nvidia-uvm, nvidia-caps/, ...), of the numbered ones
         // only the GPU's own where one is named (the driver then shows the program that GPU alone,

@@ -388,6 +388,7 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
         spawn.create_channel = true;
         Child child = Child::spawn(spawn);
         Conversation(request, limits, budget_end, pending, run, on_case).run(child);
+        if (request.exit_wait.count() > 0) child.wait_until(Clock::now() + request.exit_wait);
         child.kill_and_reap();
         kill_orphaned_children();  // anything it left behind outside its process group
     }

@@ -54,13 +54,17 @@ struct SandboxPolicy {
     std::vector<std::string> env;                 // "NAME=value": the program's whole environment (but
                                                   // PWD, the working directory, which bwrap always sets)
     std::uint64_t tmp_bytes = 512ull << 20;       // size of the private /tmp (tmpfs)
+    // A writable /dev/shm of this size (tmpfs), for a tool that talks to its program through shared
+    // memory (compute-sanitizer); 0: /dev/shm read-only and empty, as the rest of /dev.
+    std::uint64_t shm_bytes = 0;
     // Processes (per sandbox: the tree's control group, else RLIMIT_NPROC), open files, CPU
     // seconds, file size (and the output's tmpfs), memory per process (RLIMIT_DATA) and of the whole
     // sandbox (tree_memory_bytes; 0: max_data_bytes). tree_processes is taken from max_processes.
     ProcessLimits limits;
     // Whether the CUDA toolkit and the compilers are hidden; unset: hidden where the program may
     // use the GPU (a run needs the driver, never a compiler), shown for a compile. What
-    // system_paths_extra names is never hidden.
+    // system_paths_extra names is never hidden; one inside a hidden directory (compute-sanitizer's
+    // directory in a toolkit root) is shown alone, the rest of that directory still empty.
     std::optional<bool> hide_toolchains;
 };
 

@@ -97,6 +97,9 @@ struct RunRequest {
     // Held shared for each case's GPU work (harness/gpu_lock.hpp). Time spent waiting for it
     // counts against neither the case's limit nor the exercise's budget.
     const GpuLock* gpu_lock = nullptr;
+    // After the runner's last answer, how long its process may take to end by itself before it is
+    // killed: a wrapper (compute-sanitizer) prints its summary once the runner has exited. 0: killed at once.
+    std::chrono::milliseconds exit_wait{0};
 };
 
 // Runs the request; `on_case` is called once per requested case, in order, as soon as it is

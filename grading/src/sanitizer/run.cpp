@@ -1,0 +1,180 @@
+// The sanitizer step of an exercise: its small and medium cases again, once per tool, each in a
+// runner started under compute-sanitizer (in the sandbox, which then shows compute-sanitizer's own
+// directory and nothing else of the toolkit). Outputs are checked as usual; timings are never used.
+#include "run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "../judge.hpp"
+#include "../build/toolchain.hpp"
+#include "grading/build.hpp"
+#include "harness/process.hpp"
+#include "harness/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grading {
+
+namespace {
+
+// A tool's log is read from its end (the summary comes last), at most this much per process.
+constexpr std::size_t log_bytes = 1 << 20;
+
+// Names in a directory that must never be bound into a run's sandbox: the compilers.
+bool holds_a_compiler(const fs::path& dir)
+{
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir, error)) {
+        const std::string name = entry.path().filename().string();
+        for (const char* compiler : {"nvcc", "ptxas", "cicc", "nvlink", "fatbinary", "libnvrtc", "libnvJitLink",
+                                     "libnvptxcompiler", "libnvvm", "gcc", "g++", "clang"})
+            if (name.rfind(compiler, 0) == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+SanitizerProgram find_compute_sanitizer(const std::string& given, const std::string& toolkit_root, bool sandboxed)
+{
+    SanitizerProgram found;
+    std::vector<std::string> candidates;
+    if (!given.empty()) {
+        candidates = {given};
+    } else {
+        if (!toolkit_root.empty())
+            candidates = {toolkit_root + "/compute-sanitizer/compute-sanitizer", toolkit_root + "/bin/compute-sanitizer"};
+        candidates.push_back("compute-sanitizer");
+    }
+    for (const auto& candidate : candidates) {
+        const std::string real = detail::real_program_path(candidate);
+        if (real.empty() || ::access(real.c_str(), X_OK) != 0) continue;
+        const fs::path dir = fs::path(real).parent_path();
+        if (sandboxed && holds_a_compiler(dir)) {
+            found.missing = "compute-sanitizer at " + real + " shares its directory with a compiler, which a run's "
+                            "sandbox must not show: not checked (give --compute-sanitizer PATH of the toolkit's "
+                            "compute-sanitizer/ directory)";
+            return found;
+        }
+        found.program = real;
+        found.directory = dir.string();
+        return found;
+    }
+    found.missing = given.empty() ? "compute-sanitizer not found (not below the toolkit " +
+                                        (toolkit_root.empty() ? std::string("(none found)") : toolkit_root) +
+                                        ", nor on PATH): not checked"
+                                  : "compute-sanitizer not found at " + given + ": not checked";
+    return found;
+}
+
+std::vector<harness::Case> sanitizer_cases(const std::vector<harness::Case>& cases)
+{
+    std::vector<harness::Case> small;
+    for (const auto& c : cases)
+        if (!c.timed && c.n <= sanitizer_max_elements) small.push_back(c);
+    std::stable_sort(small.begin(), small.end(), [](const harness::Case& a, const harness::Case& b) { return a.n < b.n; });
+    if (small.size() <= sanitizer_max_cases) return small;
+    // The smallest, the largest and, between, evenly spread.
+    std::vector<harness::Case> picked;
+    for (std::size_t k = 0; k < sanitizer_max_cases; ++k)
+        picked.push_back(small[k * (small.size() - 1) / (sanitizer_max_cases - 1)]);
+    std::sort(picked.begin(), picked.end(), [](const harness::Case& a, const harness::Case& b) { return a.index < b.index; });
+    return picked;
+}
+
+std::vector<std::string> sanitizer_arguments(const std::string& tool)
+{
+    // No host backtraces and no API errors (a case's CUDA errors are the grader's own verdict);
+    // at most 100 reports printed; racecheck at its default level (errors and warnings).
+    return {"--tool", tool, "--print-limit", "100", "--show-backtrace", "no", "--report-api-errors", "no",
+            "--launch-timeout", "120"};
+}
+
+harness::SupervisorLimits sanitizer_limits(const harness::SupervisorLimits& limits)
+{
+    // Kernels run 10-100 times slower under a sanitizer: per case a minute more, and 100 times the
+    // size allowance; per tool two minutes for all its cases.
+    harness::SupervisorLimits scaled = limits;
+    scaled.case_limit = limits.case_limit + std::chrono::seconds(60);
+    scaled.case_ns_per_element = limits.case_ns_per_element * 100;
+    scaled.startup_limit = limits.startup_limit * 2;
+    scaled.exercise_budget = std::chrono::seconds(120);
+    return scaled;
+}
+
+SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& progress)
+{
+    SanitizerStep step;
+    step.json = nlohmann::json::object();
+    auto not_checked = [&](const std::string& tool, const std::string& why) {
+        step.json[tool] = {{"checked", false}, {"why", harness::valid_text(why)}};
+    };
+    const std::vector<harness::Case> cases = sanitizer_cases(request.cases);
+    const SanitizerProgram& program = request.program;
+    for (const auto& tool : request.tools) {
+        if (!program.missing.empty()) {
+            not_checked(tool, program.missing);
+            continue;
+        }
+        if (cases.empty()) {
+            not_checked(tool, "no untimed case of at most " + std::to_string(sanitizer_max_elements) +
+                                  " elements to run: not checked");
+            continue;
+        }
+        std::vector<std::string> argv = {program.program};
+        for (auto& a : sanitizer_arguments(tool)) argv.push_back(a);
+        harness::RunRequest run_request;
+        run_request.exercise = request.exercise->name;
+        run_request.gpu_lock = request.gpu_lock;
+        run_request.exit_wait = std::chrono::seconds(30);  // compute-sanitizer's summary comes after the runner's exit
+        const std::string log = "sanitizer-" + tool;
+        run_request.spawn = [&](int k) { return request.spawn(argv, program.directory, log + "-" + std::to_string(k)); };
+        for (const auto& c : cases) run_request.cases.push_back({c.index, c.n, false});
+        nlohmann::json labels = nlohmann::json::array(), failed = nlohmann::json::array();
+        const harness::ExerciseRun run =
+            harness::run_exercise(run_request, sanitizer_limits(request.limits), [&](harness::CaseRun&& case_run) {
+                const harness::Case& c = *std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) {
+                    return k.index == case_run.index;
+                });
+                labels.push_back(c.label);
+                CaseResult r = detail::describe_case(*request.exercise, c, request.submission, request.grade_command);
+                try {
+                    detail::judge(*request.exercise, c, case_run, r);
+                } catch (const std::exception&) {
+                    r.status = CaseStatus::protocol_error;
+                }
+                if (r.status != CaseStatus::pass) failed.push_back(c.label);
+            });
+        // Every process's log, read from its end, parsed as one text.
+        std::string text;
+        for (int k = 1; k <= run.processes; ++k)
+            text += harness::read_file_tail(request.log_path(log + "-" + std::to_string(k)), log_bytes) + "\n";
+        const SanitizerReport report = parse_sanitizer_output(text, tool);
+        nlohmann::json findings = nlohmann::json::array();
+        for (const auto& f : report.findings) findings.push_back(sanitizer_finding_json(f));
+        nlohmann::json entry = {{"checked", report.summary_seen && report.tool_error.empty()},
+                                {"findings", findings},
+                                {"not_listed", report.not_listed},
+                                {"cases", labels},
+                                {"cases_failed", failed}};
+        if (!run.startup_failure.empty() && labels.empty())
+            entry["why"] = harness::valid_text("the runner did not start under compute-sanitizer: " + run.startup_failure);
+        else if (!report.tool_error.empty())
+            entry["why"] = "compute-sanitizer failed: " + report.tool_error;
+        else if (!report.summary_seen)
+            entry["why"] = "compute-sanitizer's report did not end (no ERROR SUMMARY): findings may be missing";
+        if (!findings.empty()) step.tools_with_findings.push_back(tool);
+        progress << "  " << tool << ": "
+                 << (!findings.empty() ? std::to_string(report.findings.size() + report.not_listed) + " finding(s)"
+                     : entry.value("checked", false) ? std::string("clean")
+                                                     : std::string("not checked"))
+                 << "\n";
+        step.json[tool] = std::move(entry);
+    }
+    return step;
+}
+
+}  // namespace grading
