@@ -65,21 +65,30 @@ std::vector<fs::path> files_matching(const fs::path& root, int depth)
     return found;
 }
 
-SetBuild& set_build()
+// Which files a test case checks: the honest set (the references, the stubs, every buggy kernel) or
+// the attacking submissions. Each is compiled once per process, and only by the cases that need it
+// (CTest runs the cases of each set in a process of its own: tests/unit/CMakeLists.txt's PARTS).
+enum class Set { honest, attacks };
+
+SetBuild& set_build(Set which)
 {
-    static SetBuild build;
-    static std::once_flag once;
-    std::call_once(once, [] {
+    static SetBuild builds[2];
+    static std::once_flag once[2];
+    SetBuild& build = builds[which == Set::honest ? 0 : 1];
+    std::call_once(once[which == Set::honest ? 0 : 1], [&build, which] {
         Toolchain toolchain = default_toolchain(fs::read_symlink("/proc/self/exe").string());
         if (::access(toolchain.nvcc.c_str(), X_OK) != 0) {
             build.skip = "no nvcc at " + toolchain.nvcc + " (the CUDA compiler CMake found): not tested here";
             return;
         }
-        build.dir = fs::temp_directory_path() / ("grader_test_honest_set_" + std::to_string(getpid()));
+        build.dir = fs::temp_directory_path() / ("grader_test_honest_set_" + std::to_string(getpid()) +
+                                                 (which == Set::honest ? "_honest" : "_attacks"));
         fs::remove_all(build.dir);
         std::vector<fs::path> sources;
-        for (const auto& [folder, depth] : std::vector<std::pair<std::string, int>>{
-                 {"reference", 0}, {"exercises", 1}, {"tests/buggy", 2}, {"tests/adversarial", 2}})
+        const auto folders = which == Set::honest
+                                 ? std::vector<std::pair<std::string, int>>{{"reference", 0}, {"exercises", 1}, {"tests/buggy", 2}}
+                                 : std::vector<std::pair<std::string, int>>{{"tests/adversarial", 2}};
+        for (const auto& [folder, depth] : folders)
             for (const auto& f : files_matching(repository / folder, depth)) sources.push_back(f);
         std::vector<std::pair<std::string, std::string>> work;
         std::vector<std::string> names;
@@ -110,7 +119,7 @@ std::string findings_of(const BuildResult& b)
 
 TEST_CASE("the honest set: references, stubs and buggy kernels pass every check, nothing named")
 {
-    SetBuild& build = set_build();
+    SetBuild& build = set_build(Set::honest);
     if (!build.skip.empty()) {
         MESSAGE("skipped: " << build.skip);
         return;
@@ -135,9 +144,56 @@ TEST_CASE("the honest set: references, stubs and buggy kernels pass every check,
     MESSAGE(checked << " honest files checked");
 }
 
+TEST_CASE("the technique of the honest set: the references show all, the stubs none, the buggy kernels only their bug")
+{
+    SetBuild& build = set_build(Set::honest);
+    if (!build.skip.empty()) {
+        MESSAGE("skipped: " << build.skip);
+        return;
+    }
+    // The buggy kernels whose bug is the technique itself: what each lacks.
+    const std::map<std::string, std::vector<std::string>> lacking = {
+        {"tests/buggy/reduce_interleaved_divergent/float_accumulator/reduce_interleaved_divergent.cu",
+         {"adds_in_double"}},
+        {"tests/buggy/reduce_sequential_addressing/missing_syncthreads/reduce_sequential_addressing.cu",
+         {"synchronizes_block"}},
+        {"tests/buggy/scan_hierarchical/prints_fake_score/scan_hierarchical.cu",  // a copy kernel
+         {"uses_shared_memory", "synchronizes_block"}},
+        {"tests/buggy/scan_kogge_stone/computes_on_cpu/scan_kogge_stone.cu",
+         {"launches_kernel", "uses_shared_memory", "synchronizes_block"}},
+    };
+    std::size_t checked = 0;
+    for (const auto& [name, b] : build.results) {
+        if (!honest(name) || !b.ok) continue;
+        ++checked;
+        CAPTURE(name);
+        std::vector<std::string> missing;
+        for (const auto t : b.technique.missing()) missing.emplace_back(harness::to_text(t));
+        for (const auto& c : b.technique.checks) {
+            CAPTURE(harness::to_text(c.technique));
+            CHECK(c.found.has_value());  // the PTX was kept: every technique checked
+        }
+        if (starts_with(name, "reference/")) {
+            CHECK(missing.empty());
+            for (const auto& c : b.technique.checks)  // every technique of the family is the reference's
+                if (c.expected) CHECK(c.found == true);
+        } else if (starts_with(name, "exercises/")) {
+            // A stub launches its empty kernel and shows nothing else of the technique.
+            CHECK(b.technique.check(harness::Technique::launches_kernel)->found == true);
+            for (const auto& c : b.technique.checks)
+                if (c.expected && c.technique != harness::Technique::launches_kernel) CHECK(c.found == false);
+            CHECK_FALSE(missing.empty());
+        } else {
+            const auto bug = lacking.find(name);
+            CHECK(missing == (bug == lacking.end() ? std::vector<std::string>{} : bug->second));
+        }
+    }
+    CHECK(checked >= 40);
+}
+
 TEST_CASE("the attacking submissions: the build's verdict is the one their expect.json requires of grade")
 {
-    SetBuild& build = set_build();
+    SetBuild& build = set_build(Set::attacks);
     if (!build.skip.empty()) {
         MESSAGE("skipped: " << build.skip);
         return;
@@ -184,51 +240,4 @@ TEST_CASE("the attacking submissions: the build's verdict is the one their expec
         }
     }
     CHECK(attacks >= 29);
-}
-
-TEST_CASE("the technique of the honest set: the references show all, the stubs none, the buggy kernels only their bug")
-{
-    SetBuild& build = set_build();
-    if (!build.skip.empty()) {
-        MESSAGE("skipped: " << build.skip);
-        return;
-    }
-    // The buggy kernels whose bug is the technique itself: what each lacks.
-    const std::map<std::string, std::vector<std::string>> lacking = {
-        {"tests/buggy/reduce_interleaved_divergent/float_accumulator/reduce_interleaved_divergent.cu",
-         {"adds_in_double"}},
-        {"tests/buggy/reduce_sequential_addressing/missing_syncthreads/reduce_sequential_addressing.cu",
-         {"synchronizes_block"}},
-        {"tests/buggy/scan_hierarchical/prints_fake_score/scan_hierarchical.cu",  // a copy kernel
-         {"uses_shared_memory", "synchronizes_block"}},
-        {"tests/buggy/scan_kogge_stone/computes_on_cpu/scan_kogge_stone.cu",
-         {"launches_kernel", "uses_shared_memory", "synchronizes_block"}},
-    };
-    std::size_t checked = 0;
-    for (const auto& [name, b] : build.results) {
-        if (!honest(name) || !b.ok) continue;
-        ++checked;
-        CAPTURE(name);
-        std::vector<std::string> missing;
-        for (const auto t : b.technique.missing()) missing.emplace_back(harness::to_text(t));
-        for (const auto& c : b.technique.checks) {
-            CAPTURE(harness::to_text(c.technique));
-            CHECK(c.found.has_value());  // the PTX was kept: every technique checked
-        }
-        if (starts_with(name, "reference/")) {
-            CHECK(missing.empty());
-            for (const auto& c : b.technique.checks)  // every technique of the family is the reference's
-                if (c.expected) CHECK(c.found == true);
-        } else if (starts_with(name, "exercises/")) {
-            // A stub launches its empty kernel and shows nothing else of the technique.
-            CHECK(b.technique.check(harness::Technique::launches_kernel)->found == true);
-            for (const auto& c : b.technique.checks)
-                if (c.expected && c.technique != harness::Technique::launches_kernel) CHECK(c.found == false);
-            CHECK_FALSE(missing.empty());
-        } else {
-            const auto bug = lacking.find(name);
-            CHECK(missing == (bug == lacking.end() ? std::vector<std::string>{} : bug->second));
-        }
-    }
-    CHECK(checked >= 40);
 }
