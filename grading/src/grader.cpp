@@ -225,6 +225,13 @@ void describe_code_checks(const Rubric& rubric, const BuildResult& build, Exerci
     }
 }
 
+// A build that failed because it could not start a process (fork, vfork or clone: "Resource
+// temporarily unavailable"), not because of the file.
+bool build_starved(const BuildResult& build)
+{
+    return !build.ok && build.invalid.empty() && build.output.find("Resource temporarily unavailable") != std::string::npos;
+}
+
 std::string library_use_message(const ExerciseResult& result)
 {
     return "calls " + result.library_use.front() + " to do the exercise's work (docs/CONTRACT.md)";
@@ -495,11 +502,11 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     std::mutex building;
     std::condition_variable one_built;
     std::exception_ptr toolchain_failure;  // the grader's own: rethrown once the exercises are done
+    // What the checks of code the student did not write refuse, refused or named (the rubric).
+    Toolchain toolchain = options.toolchain;
+    toolchain.refuse_foreign_code = options.rubric.code_checks != "name";
     std::thread builder([&] {
         try {
-            // What the checks of code the student did not write refuse, refused or named (the rubric).
-            Toolchain toolchain = options.toolchain;
-            toolchain.refuse_foreign_code = options.rubric.code_checks != "name";
             build_runners(toolchain, work, options.compile_jobs, options.sandbox,
                           [&](std::size_t w, const BuildResult& build) {
                               std::lock_guard<std::mutex> lock(building);
@@ -653,16 +660,37 @@ GradeReport grade(const GradeOptions& options, std::ostream& progress)
     }
     builder.join();
     if (toolchain_failure) std::rethrow_exception(toolchain_failure);
+    // A file whose build could not start its processes beside the other exercises' runners (where no
+    // control group bounds each sandbox, every sandbox of the machine shares one process limit, and
+    // another file's runner may have filled it: docs/security.md) is built again now that they are
+    // gone, and graded again alone. A file that says so of itself in an #error is only built twice.
+    std::vector<bool> rebuilt(files.size(), false);
+    for (std::size_t k = 0; k < files.size(); ++k) {
+        const BuildResult* build = build_for(k);
+        if (build == nullptr || !build_starved(*build)) continue;
+        progress << files[k].exercise << ": its build could not start its processes beside the other exercises' "
+                 << "runners; building it again, alone\n" << std::flush;
+        const auto w = static_cast<std::size_t>(build_of[k]);
+        try {
+            build_runners(toolchain, {work[w]}, 1, options.sandbox,
+                          [&](std::size_t, const BuildResult& again) { builds[w] = again; });
+        } catch (const std::exception& e) {
+            progress << "  the grader could not build it again: " << harness::printable_text(e.what()) << "\n";
+            continue;
+        }
+        rebuilt[k] = true;
+    }
     // An exercise whose runner or reference runner could not start or use the GPU beside the others
     // is graded again on its own, after them: whatever another exercise's submission left on the
     // GPU or the machine (memory taken, processes forked) is gone by then.
-    if (workers > 1) {
+    {
         GradeOptions alone = options;
         alone.parallel_exercises = 1;
         for (std::size_t k = 0; k < files.size(); ++k) {
-            if (!results[k].grade_again_alone) continue;
-            progress << files[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
-                     << "the other exercises; grading it again, alone\n";
+            if (!rebuilt[k] && !(workers > 1 && results[k].grade_again_alone)) continue;
+            if (!rebuilt[k])
+                progress << files[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
+                         << "the other exercises; grading it again, alone\n";
             const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
             try {
                 const double began = since_start();
