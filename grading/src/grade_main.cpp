@@ -71,20 +71,23 @@ void list_cases(const std::vector<std::string>& names)
 }
 
 // With --build-only, exit code 0 means every submitted file built and passed the build checks.
-bool every_file_built(const grading::GradeReport& report)
+// A file whose points the rubric withholds whatever its cases do (no kernel launched, ...) does not.
+bool every_file_built(const grading::GradeReport& report, const grading::Rubric& rubric)
 {
-    return std::all_of(report.exercises.begin(), report.exercises.end(), [](const grading::ExerciseResult& e) {
+    return std::all_of(report.exercises.begin(), report.exercises.end(), [&](const grading::ExerciseResult& e) {
         return e.status == grading::ExerciseStatus::not_submitted ||
-               (e.status == grading::ExerciseStatus::built && e.library_use.empty());
+               (e.status == grading::ExerciseStatus::built && e.library_use.empty() &&
+                !grading::points_withheld(rubric, e));
     });
 }
 
 // Exit code 0 means every case passed; speed points are left out, since they move with the
 // machine's load, and a single rerun case (--case) cannot earn them at all.
-bool every_case_passed(const grading::GradeReport& report)
+bool every_case_passed(const grading::GradeReport& report, const grading::Rubric& rubric)
 {
-    return std::all_of(report.exercises.begin(), report.exercises.end(), [](const grading::ExerciseResult& e) {
+    return std::all_of(report.exercises.begin(), report.exercises.end(), [&](const grading::ExerciseResult& e) {
         return e.status == grading::ExerciseStatus::graded && e.library_use.empty() &&
+               !grading::points_withheld(rubric, e) &&
                std::all_of(e.cases.begin(), e.cases.end(),
                            [](const grading::CaseResult& c) { return c.status == grading::CaseStatus::pass; });
     });
@@ -199,8 +202,10 @@ int run_grade(grading::GradeCommand command)
         progress << "results written to " << command.output << "\n";
         if (command.options.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
         // The last line, --quiet or not: what a build step or a script that ran grade shows.
-        std::cout << grading::grading_verdict(report, command.options.build_only) << std::endl;
-        const bool fine = command.options.build_only ? every_file_built(report) : every_case_passed(report);
+        const grading::Rubric& rubric = command.options.rubric;
+        std::cout << grading::grading_verdict(report, command.options.build_only, &rubric) << std::endl;
+        const bool fine =
+            command.options.build_only ? every_file_built(report, rubric) : every_case_passed(report, rubric);
         return fine ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
         std::cerr << "grade: the grading could not finish: " << harness::printable_text(e.what()) << "\n";

@@ -344,6 +344,21 @@ GradeReport student_view(const GradeReport& report)
     GradeReport view = report;
     view.hidden_cases.redacted = true;
     view.hidden_cases.secret_id.clear();
+    // The clocks say how long the hidden cases' runners took, which each runner chooses: one that
+    // sleeps a time of its input's choosing (its seed, its size) would spell it out in the exercise's
+    // seconds, the next exercise's start, the whole run's seconds (Gradescope's execution_time) or,
+    // beside exercises graded in parallel, another case's wait for the GPU. With hidden cases a
+    // student's view holds no wall-clock time but the speed cases' timings.
+    const bool hides = std::any_of(report.exercises.begin(), report.exercises.end(), [](const ExerciseResult& e) {
+        return std::any_of(e.cases.begin(), e.cases.end(), [](const CaseResult& c) { return c.hidden; });
+    });
+    if (hides) {
+        view.seconds = 0;
+        for (auto& e : view.exercises) {
+            e.seconds = e.started_seconds = e.compile_seconds = 0;
+            for (auto& c : e.cases) c.seconds = c.check_seconds = c.gpu_wait_seconds = c.gpu_exclusive_seconds = 0;
+        }
+    }
     for (auto& e : view.exercises) {
         e.hidden_runner_output.clear();
         std::vector<CaseResult> shown, hidden;

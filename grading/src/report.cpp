@@ -310,15 +310,18 @@ std::size_t failing_cases(const ExerciseResult& exercise)
                                                   [](const CaseResult& c) { return c.status != CaseStatus::pass; }));
 }
 
-std::string grading_verdict(const GradeReport& report, bool build_only)
+std::string grading_verdict(const GradeReport& report, bool build_only, const Rubric* rubric)
 {
     std::size_t cases = 0, failing = 0, exercises_failing = 0, built = 0;
     std::map<ExerciseStatus, std::size_t> not_graded;  // by status, in the statuses' order
-    std::size_t library_use = 0;
+    std::size_t library_use = 0, withheld = 0;
     for (const auto& e : report.exercises) {
+        const bool no_points = (e.status == ExerciseStatus::built || e.status == ExerciseStatus::graded) &&
+                               e.library_use.empty() && rubric != nullptr && points_withheld(*rubric, e);
+        withheld += no_points;
         if (e.status == ExerciseStatus::built) {
             // One that calls a library to do the work builds, but does not pass what the build checks.
-            ++(e.library_use.empty() ? built : library_use);
+            if (!no_points) ++(e.library_use.empty() ? built : library_use);
         } else if (e.status != ExerciseStatus::graded) {
             ++not_graded[e.status];
         } else {
@@ -344,6 +347,9 @@ std::string grading_verdict(const GradeReport& report, bool build_only)
         text = "no case ran";
     }
     if (library_use > 0) text += "; " + plural(library_use, "exercise uses", "exercises use") + " a library it may not";
+    if (withheld > 0)
+        text += "; " + plural(withheld, "exercise scores", "exercises score") +
+                " no points whatever its cases do (its message says why)";
     for (const auto& [status, count] : not_graded) {
         std::string words = to_text(status);
         std::replace(words.begin(), words.end(), '_', ' ');

@@ -236,6 +236,13 @@ double Rubric::max_points(const std::string& exercise) const
     return (correctness_points + speed_points) * (w == weight.end() ? 1.0 : w->second);
 }
 
+bool points_withheld(const Rubric& rubric, const ExerciseResult& result)
+{
+    return (!result.library_use.empty() && rubric.library_use_costs_all) ||
+           (result.matches_reference && rubric.reference_match_costs_all) ||
+           (result.technique && !result.technique->missing_required(rubric.technique == "require").empty());
+}
+
 void score_exercise(const Rubric& rubric, ExerciseResult& result)
 {
     const auto w = rubric.weight.find(result.name);
@@ -266,12 +273,7 @@ void score_exercise(const Rubric& rubric, ExerciseResult& result)
             result.speed_points = points;
         }
     }
-    if (!result.library_use.empty() && rubric.library_use_costs_all)
-        result.correctness_points = result.speed_points = 0;
-    if (result.matches_reference && rubric.reference_match_costs_all)
-        result.correctness_points = result.speed_points = 0;
-    if (result.technique && !result.technique->missing_required(rubric.technique == "require").empty())
-        result.correctness_points = result.speed_points = 0;
+    if (points_withheld(rubric, result)) result.correctness_points = result.speed_points = 0;
     // Each sanitizer tool that found something costs its price, from the correctness points first.
     result.sanitizer_points_lost = 0;
     for (const auto& tool : result.sanitizer_tools_with_findings)

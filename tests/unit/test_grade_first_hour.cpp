@@ -188,3 +188,26 @@ TEST_CASE("--build-only on a machine without a GPU: built, compile_error, invali
     CHECK(good.code == 0);
     CHECK(last_line(good.output) == "checked: 1 file builds and passes the build checks; 1 not submitted");
 }
+
+TEST_CASE("a launcher that launches no kernel passes neither --build-only nor a grading (exit 1), as it scores nothing")
+{
+    // Red team: --build-only said "builds and passes the build checks" (exit 0), and a grading
+    // "every case passed" (exit 0), of a file whose points a grading takes (no kernel launched).
+    const fs::path dir = submission_dir("no_kernel", {{"scan_kogge_stone.cu", "// FAKE_RUNNER: correct\nFAKE_LAUNCHES_NO_KERNEL"}});
+    const std::string nvcc = fake_toolchain_posing_as(dir, R"({"error": "no GPU in this test"})");
+    const Run checked = grade(dir, {"--nvcc", nvcc, "--build-only", "--exercise", "scan_kogge_stone"});
+    INFO(checked.output);
+    CHECK(checked.code == 1);
+    CHECK(exercise(checked, "scan_kogge_stone").at("status") == "built");
+    CHECK(last_line(checked.output).find("no file builds and passes the build checks") != std::string::npos);
+    CHECK(last_line(checked.output).find("1 exercise scores no points") != std::string::npos);
+
+    const Run graded = grade(dir, {"--nvcc", FAKE_NVCC, "--reference-runner", FAKE_RUNNER, "--reps", "5", "--exercise",
+                                   "scan_kogge_stone"});
+    INFO(graded.output);
+    const json& e = exercise(graded, "scan_kogge_stone");
+    for (const auto& c : e.at("cases")) CHECK(c.at("status") == "pass");
+    CHECK(e.at("points") == 0.0);
+    CHECK(graded.code == 1);
+    CHECK(last_line(graded.output).find("1 exercise scores no points") != std::string::npos);
+}

@@ -347,3 +347,52 @@ TEST_CASE("every student-facing format is written from the student's view")
     for (const auto& error : validate_json_schema(schema(), students)) FAIL(error.instance_path << ": " << error.message);
     fs::remove_all(dir);
 }
+
+TEST_CASE("with hidden cases the student's view holds no clock a hidden case's runner could set")
+{
+    // A runner that knows it has a hidden case (a runner of its own; an n outside the public list)
+    // can sleep a time its input chooses: seconds 3.125 would spell out bits of the case's seed.
+    GradeReport report = report_with_hidden_cases();
+    report.seconds = 43.125;
+    ExerciseResult& e = report.exercises[0];
+    e.seconds = 41.125, e.started_seconds = 2.0625, e.compile_seconds = 1.5;
+    for (auto& c : e.cases) c.seconds = 3.125, c.check_seconds = 0.25, c.gpu_wait_seconds = 7.75, c.gpu_exclusive_seconds = 1.25;
+    ExerciseResult later = e;  // graded after it: its start says when the hidden runner ended
+    later.name = "scan_brent_kung";
+    later.hidden_runner_output.clear();
+    for (auto& c : later.cases) c.hidden = false;
+    report.exercises.push_back(later);
+
+    const GradeReport view = student_view(report);
+    CHECK(view.seconds == 0);
+    for (const auto& ex : view.exercises) {
+        CHECK(ex.seconds == 0);
+        CHECK(ex.started_seconds == 0);
+        CHECK(ex.compile_seconds == 0);
+        for (const auto& c : ex.cases) {
+            CHECK(c.seconds == 0);
+            CHECK(c.check_seconds == 0);
+            CHECK(c.gpu_wait_seconds == 0);
+            CHECK(c.gpu_exclusive_seconds == 0);
+        }
+    }
+    const json students = to_json(view);
+    for (const auto& error : validate_json_schema(schema(), students)) FAIL(error.instance_path << ": " << error.message);
+    for (const char* clock : {"43.125", "41.125", "2.0625", "3.125", "7.75"})
+        CHECK_MESSAGE(students.dump().find(clock) == std::string::npos, clock);
+    // The speed case's timing stays: it is what its points are.
+    const auto& shown = view.exercises[0].cases;
+    const auto timed = std::find_if(shown.begin(), shown.end(), [](const CaseResult& c) { return c.timing.has_value(); });
+    REQUIRE(timed != shown.end());
+    CHECK(timed->timing->speedup_vs_reference == 0.5);
+
+    // Without hidden cases the clocks stay.
+    GradeReport plain = report;
+    for (auto& ex : plain.exercises)
+        ex.cases.erase(std::remove_if(ex.cases.begin(), ex.cases.end(), [](const CaseResult& c) { return c.hidden; }),
+                       ex.cases.end());
+    plain.hidden_cases = {};
+    const GradeReport plain_view = student_view(plain);
+    CHECK(plain_view.seconds == 43.125);
+    CHECK(plain_view.exercises[1].started_seconds == 2.0625);
+}

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grading/results.hpp"
+#include "grading/rubric.hpp"
 
 namespace grading {
 
@@ -23,7 +24,9 @@ std::size_t failing_cases(const ExerciseResult& exercise);
 // The run in one line, the console's last: "graded: 37 of 243 cases fail in 3 exercises; 1
 // not_submitted" or "graded: all 243 cases pass"; with --build-only, "checked: 9 files build and
 // pass the build checks; 1 compile_error". A build or script that runs grade prints it as it is.
-std::string grading_verdict(const GradeReport& report, bool build_only = false);
+// With `rubric`, a file whose points it withholds whatever its cases do (points_withheld: no
+// kernel launched, the reference's code) is counted apart: "1 exercise scores no points".
+std::string grading_verdict(const GradeReport& report, bool build_only = false, const Rubric* rubric = nullptr);
 
 // Writes `text` to a temporary file beside `path` and renames it over `path`: a reader sees the old
 // file or the whole new one, never a part, and a file or link planted at `path` is replaced, not

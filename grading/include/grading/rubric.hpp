@@ -94,6 +94,12 @@ Rubric load_rubric(const std::string& path);
 // grading/rubric.schema.json, as compiled into the grader.
 const nlohmann::json& rubric_schema();
 
+// Whether the file's points are taken whatever its cases do: a library doing the work
+// (library_use_costs_all), compiled code that matches the reference's (reference_match_costs_all),
+// an expected technique the rubric requires missing (launching a kernel always). Such a file
+// neither "passes the build checks" (--build-only) nor has "every case passed" (grade's exit code).
+bool points_withheld(const Rubric& rubric, const ExerciseResult& result);
+
 // Fills correctness_points, speed_points, points and max_points of `result`.
 void score_exercise(const Rubric& rubric, ExerciseResult& result);
 
