@@ -142,14 +142,18 @@ private:
         close();
         if (h.empty()) return;
         static const std::regex summary(R"(^ERROR SUMMARY: ([0-9]{1,9}) errors?)");
+        // racecheck ends its report with its own summary instead (compute-sanitizer 2025.3, CUDA 13.0,
+        // seen on an H100): "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+        static const std::regex race_summary(
+            R"(^RACECHECK SUMMARY: [0-9]{1,9} hazards? displayed \(([0-9]{1,9}) errors?, [0-9]{1,9} warnings?\))");
         static const std::regex invalid(R"(^Invalid (__\w+__ )?(read|write|atomic)\w* of size ([0-9]+) bytes?)");
         static const std::regex race(R"(^(Error|ERROR|Warning|WARNING): Race reported between (\w+) access at (.*)$)");
         static const std::regex hazard(R"(^(ERROR|WARNING): Potential (\w+) hazard detected at __shared__)");
         std::cmatch m;
         const std::string text(h);
-        if (std::regex_search(text.c_str(), m, summary)) {
+        if (std::regex_search(text.c_str(), m, summary) || std::regex_search(text.c_str(), m, race_summary)) {
             report_.summary_seen = true;
-            report_.summary_errors = small_number(m[1].str());
+            report_.summary_errors = std::max<long>(report_.summary_errors, small_number(m[1].str()));
         } else if (std::regex_search(text.c_str(), m, invalid)) {
             open("invalid_access", h);
             current_->access = m[2].str() == "atomic" ? "atomic" : m[2].str();
@@ -178,7 +182,7 @@ private:
         } else if ((starts_with(h, "Error:") || starts_with(h, "Internal Sanitizer Error")) && report_.tool_error.empty()) {
             report_.tool_error = clean(h);
         }
-        // Anything else (the banner, "Program hit ...", RACECHECK SUMMARY, leak summaries) is no finding.
+        // Anything else (the banner, "Program hit ...", leak summaries) is no finding.
     }
 
     void detail(std::string_view d)

@@ -124,6 +124,15 @@ TEST_CASE("cuobjdump --dump-resource-usage: kernels, registers, shared, local me
     CHECK(conv[1].stack_bytes == 16);
     CHECK(conv[2].registers == 32);
 
+    // Recorded on an H100 (CUDA 13.0, 2026-11-26): cuobjdump --dump-resource-usage of the
+    // reference conv1d_tiled.cu compiled with nvcc -c -O3 -arch=sm_90.
+    const auto recorded = parse_resource_usage(read(listings / "recorded_conv1d_tiled_sm90.txt"));
+    REQUIRE_FALSE(recorded.empty());
+    CHECK(recorded[0].arch == "sm_90");
+    CHECK(recorded[0].registers == 28);
+    CHECK(recorded[0].shared_bytes == 9344);
+    CHECK(recorded[0].local_bytes == 0);
+
     const auto spills = parse_resource_usage(read(listings / "resource_usage_spills.txt"));
     REQUIRE(spills.size() == 2);  // one per architecture's ELF
     CHECK(spills[0].arch == "sm_90");

@@ -148,6 +148,12 @@ TEST_CASE("a clean report, and one without -lineinfo")
     CHECK(clean.summary_errors == 0);
     CHECK(clean.findings.empty());
 
+    // racecheck ends with its own summary, no ERROR SUMMARY (seen on an H100, CUDA 13.0).
+    const SanitizerReport race_clean = parse_sanitizer_output(fixture("racecheck_clean.txt"), "racecheck");
+    CHECK(race_clean.summary_seen);
+    CHECK(race_clean.summary_errors == 0);
+    CHECK(race_clean.findings.empty());
+
     const SanitizerReport bare = parse_sanitizer_output(fixture("no_lineinfo.txt"), "memcheck");
     REQUIRE(bare.findings.size() == 1);
     CHECK(bare.findings[0].kernel == "kogge");
