@@ -110,46 +110,48 @@ GpuMonitor::GpuMonitor(const std::string& uuid)
 
 GpuMonitor::~GpuMonitor() = default;
 
+namespace {
+
+// The parent of `pid` from /proc/PID/stat ("pid (comm) state ppid ...": comm may hold spaces and
+// parentheses, so read after the last ')'); 0 when it cannot be read.
+int parent_of(int pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    if (!std::getline(stat, text)) return 0;
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state;
+    int parent = 0;
+    return rest >> state >> parent ? parent : 0;
+}
+
+// Whether `pid` or one of its ancestors (at most 64 hops up) satisfies `is`.
+template <typename Predicate>
+bool up_the_tree(int pid, Predicate is)
+{
+    for (int hops = 0; pid > 1 && hops < 64; ++hops, pid = parent_of(pid))
+        if (is(pid)) return true;
+    return false;
+}
+
+}  // namespace
+
 bool descends_from(int pid, int ancestor)
 {
-    for (int hops = 0; pid > 1 && hops < 64; ++hops) {
-        if (pid == ancestor) return true;
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string text;
-        if (!std::getline(stat, text)) return false;
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-        const auto close = text.rfind(')');
-        if (close == std::string::npos) return false;
-        std::istringstream rest(text.substr(close + 1));
-        std::string state;
-        int parent = 0;
-        if (!(rest >> state >> parent)) return false;
-        pid = parent;
-    }
-    return pid == ancestor;
+    return pid == ancestor || up_the_tree(pid, [&](int p) { return p == ancestor; });
 }
 
 bool below_executable(int pid, const std::string& executable, int self)
 {
     if (executable.empty()) return false;
-    for (int hops = 0; pid > 1 && hops < 64; ++hops) {
-        if (pid != self) {
-            std::error_code error;
-            const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", error);
-            if (!error && exe == executable) return true;
-        }
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string text;
-        if (!std::getline(stat, text)) return false;
-        const auto close = text.rfind(')');
-        if (close == std::string::npos) return false;
-        std::istringstream rest(text.substr(close + 1));
-        std::string state;
-        int parent = 0;
-        if (!(rest >> state >> parent)) return false;
-        pid = parent;
-    }
-    return false;
+    return up_the_tree(pid, [&](int p) {
+        if (p == self) return false;
+        std::error_code error;
+        const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(p) + "/exe", error);
+        return !error && exe == executable;
+    });
 }
 
 std::string company(const std::vector<GpuProcess>& processes, bool check_gradings, const std::set<int>* busy)
