@@ -6,8 +6,9 @@
 //      checksums it would like, none) and an absurd "peak_gb_s" to the hello, then writes the
 //      frame itself. The launcher is a correct but deliberately slow scan, so speed points could
 //      only come from the forged times.
-// EXPECTED VERDICT: invalid_submission before anything runs, 0 points: its frame writing calls
-//      `write` itself, which the checks of code the student did not write refuse first (with
+// EXPECTED VERDICT: invalid_submission before anything runs, 0 points: for its definition of
+//      harness::ChannelWriter::send (the build checks on a CPU-only machine name that first) or
+//      for calling `write` itself (the GPU machine's grade names that first; with
 //      code_checks "name" on the H100 in 2026-11, the definition no longer replaced the runner's:
 //      graded, 8 correctness points, 0 speed points).
 
