@@ -1,11 +1,12 @@
 #include "grading/gpu_monitor.hpp"
 
+#include "harness/process.hpp"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 namespace grading {
@@ -112,26 +113,11 @@ GpuMonitor::~GpuMonitor() = default;
 
 namespace {
 
-// The parent of `pid` from /proc/PID/stat ("pid (comm) state ppid ...": comm may hold spaces and
-// parentheses, so read after the last ')'); 0 when it cannot be read.
-int parent_of(int pid)
-{
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    if (!std::getline(stat, text)) return 0;
-    const auto close = text.rfind(')');
-    if (close == std::string::npos) return 0;
-    std::istringstream rest(text.substr(close + 1));
-    std::string state;
-    int parent = 0;
-    return rest >> state >> parent ? parent : 0;
-}
-
 // Whether `pid` or one of its ancestors (at most 64 hops up) satisfies `is`.
 template <typename Predicate>
 bool up_the_tree(int pid, Predicate is)
 {
-    for (int hops = 0; pid > 1 && hops < 64; ++hops, pid = parent_of(pid))
+    for (int hops = 0; pid > 1 && hops < 64; ++hops, pid = harness::parent_of(pid))
         if (is(pid)) return true;
     return false;
 }

@@ -885,12 +885,27 @@ void become_subreaper()
 
 namespace {
 
-// Every process's parent and state letter, from /proc/PID/stat ("pid (comm) state ppid ...": comm
-// may hold spaces and parentheses, so the fields are read after the last ')').
 struct ProcessLink {
     int pid = 0, parent = 0;
     char state = 0;
 };
+
+// One process's link from /proc/PID/stat ("pid (comm) state ppid ...": comm may hold spaces and
+// parentheses, so the fields are read after the last ')'); false where it cannot be read.
+bool read_link(const std::string& pid, ProcessLink& link)
+{
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');
+    long ppid = 0;
+    if (close == std::string::npos || std::sscanf(text.c_str() + close + 1, " %c %ld", &link.state, &ppid) != 2)
+        return false;
+    link.pid = std::atoi(pid.c_str());
+    link.parent = static_cast<int>(ppid);
+    return true;
+}
+
+// Every process's parent and state letter.
 std::vector<ProcessLink> process_links()
 {
     std::vector<ProcessLink> links;
@@ -899,15 +914,9 @@ std::vector<ProcessLink> process_links()
     while (const dirent* entry = ::readdir(proc)) {
         char* end = nullptr;
         const long pid = std::strtol(entry->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0) continue;
-        std::ifstream stat("/proc/" + std::string(entry->d_name) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-        const std::size_t close = text.rfind(')');
-        if (close == std::string::npos) continue;
-        char state = 0;
-        long ppid = 0;
-        if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) continue;
-        links.push_back({static_cast<int>(pid), static_cast<int>(ppid), state});
+        ProcessLink link;
+        if (*end != '\0' || pid <= 0 || !read_link(entry->d_name, link)) continue;
+        links.push_back(link);
     }
     ::closedir(proc);
     return links;
@@ -1086,6 +1095,12 @@ CommandResult run_command(const std::vector<std::string>& argv, std::chrono::mil
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.output = read_file_tail(pattern, max_output);
     return result;
+}
+
+int parent_of(int pid)
+{
+    ProcessLink link;
+    return pid > 0 && read_link(std::to_string(pid), link) ? link.parent : 0;
 }
 
 }  // namespace harness

@@ -158,6 +158,9 @@ void become_subreaper();
 // that is not `except`; returns how many there were.
 int kill_orphaned_children(int except = -1);
 
+// The parent of `pid` (/proc/PID/stat), or 0 where it cannot be read.
+int parent_of(int pid);
+
 // Reads the last `max_bytes` of a file (empty if it does not exist, or is not a regular file: a
 // symbolic link is not followed (O_NOFOLLOW), so a child cannot make the grader read another file
 // through it, and a FIFO cannot block the grader).
