@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -248,7 +249,8 @@ TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised co
     for (const auto& c : set.files) by_exercise[c.exercise].push_back(&c);
     double independent_max = 0, copies_min = 1;
     std::string independent_worst;
-    int independent_pairs = 0, copies = 0;
+    int independent_pairs = 0, copies = 0, edits = 0, edits_listed = 0;
+    double edits_min = 1, edits_max = 0;
     for (const auto& [exercise, files] : by_exercise) {
         const Compiled* reference = nullptr;
         for (const auto* c : files)
@@ -290,6 +292,11 @@ TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised co
                     CHECK(s < similar_kernel_threshold / 2);
                     if (s >= independent_max) independent_max = s, independent_worst = x.name + " | " + y.name;
                     ++independent_pairs;
+                } else if (x.family == y.family && x.family == "buggy") {
+                    // One author's one-bug edits of one base: near-identical by design, the range shown.
+                    edits_min = std::min(edits_min, s), edits_max = std::max(edits_max, s);
+                    edits_listed += s >= similar_kernel_threshold;
+                    ++edits;
                 }
             }
     }
@@ -297,5 +304,7 @@ TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised co
     CHECK(independent_pairs >= 10);
     MESSAGE(independent_pairs << " pairs of independent kernels: at most " << independent_max << " ("
                               << independent_worst << "); " << copies << " renamed and reformatted copies: at least "
-                              << copies_min << "; the threshold " << similar_kernel_threshold);
+                              << copies_min << "; " << edits << " pairs of one-bug edits of one base (tests/buggy): "
+                              << edits_min << " to " << edits_max << ", " << edits_listed
+                              << " listed; the threshold " << similar_kernel_threshold);
 }
