@@ -24,6 +24,22 @@ bool opcode_char(char c)
            c == '_';
 }
 
+// `statement` from its first non-blank character, past a guarding predicate ("@%p1 ", "@!P0 ": the
+// instruction stays); false when nothing follows.
+bool skip_to_instruction(std::string_view& statement, std::string_view blanks)
+{
+    std::size_t k = statement.find_first_not_of(blanks);
+    if (k == std::string_view::npos) return false;
+    statement.remove_prefix(k);
+    if (statement[0] != '@') return true;
+    k = statement.find_first_of(" \t");
+    if (k == std::string_view::npos) return false;
+    k = statement.find_first_not_of(" \t", k);
+    if (k == std::string_view::npos) return false;
+    statement.remove_prefix(k);
+    return true;
+}
+
 // Calls `f` with each instruction's opcode, in order, reading the text in place: a file's PTX may be
 // large (the compile's, up to the build's limit), and nothing of it is copied but the opcodes.
 template <typename F>
@@ -42,16 +58,7 @@ void for_each_opcode(std::string_view ptx, F&& f)
             if (end == std::string_view::npos) end = line.size();
             std::string_view statement = line.substr(0, end);
             line = end < line.size() ? line.substr(end + 1) : std::string_view();
-            std::size_t k = statement.find_first_not_of(" \t\r{}");
-            if (k == std::string_view::npos) continue;
-            statement.remove_prefix(k);
-            if (statement[0] == '@') {  // a predicate guards it: the instruction stays
-                k = statement.find_first_of(" \t");
-                if (k == std::string_view::npos) continue;
-                k = statement.find_first_not_of(" \t", k);
-                if (k == std::string_view::npos) continue;
-                statement.remove_prefix(k);
-            }
+            if (!skip_to_instruction(statement, " \t\r{}")) continue;
             if (!std::islower(static_cast<unsigned char>(statement[0]))) continue;  // .directive, $label:
             std::size_t n = 0;
             while (n < statement.size() && opcode_char(statement[n])) ++n;
@@ -128,16 +135,7 @@ std::vector<std::string> sass_opcodes(const std::string& listing)
         if (address.empty() || !std::all_of(address.begin(), address.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
             continue;
         std::string_view rest = line.substr(close + 2);
-        k = rest.find_first_not_of(" \t{");
-        if (k == std::string_view::npos) continue;
-        rest.remove_prefix(k);
-        if (rest[0] == '@') {  // a predicate guards it: the instruction stays
-            k = rest.find_first_of(" \t");
-            if (k == std::string_view::npos) continue;
-            k = rest.find_first_not_of(" \t", k);
-            if (k == std::string_view::npos) continue;
-            rest.remove_prefix(k);
-        }
+        if (!skip_to_instruction(rest, " \t{")) continue;
         std::size_t n = 0;
         while (n < rest.size() && sass_opcode_char(rest[n])) ++n;
         if (n == 0 || !std::isupper(static_cast<unsigned char>(rest[0]))) continue;

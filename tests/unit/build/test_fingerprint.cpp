@@ -21,6 +21,7 @@
 #include "harness/exercise.hpp"
 #include "harness/parallel.hpp"
 #include "harness/process.hpp"
+#include "toolchain_copy.hpp"
 
 namespace fs = std::filesystem;
 using namespace grading;
@@ -307,4 +308,73 @@ TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised co
                               << copies_min << "; " << edits << " pairs of one-bug edits of one base (tests/buggy): "
                               << edits_min << " to " << edits_max << ", " << edits_listed
                               << " listed; the threshold " << similar_kernel_threshold);
+}
+
+TEST_CASE("the build fingerprints the SASS where the toolkit has cuobjdump and the reference's SASS is there, else the PTX")
+{
+    // A toolkit of the fake compiler (its kept PTX: FAKE_PTX lines) with a cuobjdump that lists the
+    // SASS the source names (FAKE_SASS lines), and a reference folder with PTX, and SASS or not.
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_fingerprint_sass_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    Toolchain toolchain = default_toolchain(fs::read_symlink("/proc/self/exe").string());
+    toolchain.nvcc = fake_toolchain_copy(GRADER_FAKE_NVCC, dir / "toolkit", "",
+                                         // the object keeps the SASS lines for the fake cuobjdump
+                                         "for a; do case \"$a\" in *.cu) src=$a;; esac; prev=$a; done\n"
+                                         "[ -n \"$src\" ] && sed -n 's|.*// FAKE_SASS: *||p' \"$src\" > \"$out_dir/sass.txt\"");
+    // The copy's nvcc wrapper learns the object's folder from -o.
+    {
+        std::ifstream in(toolchain.nvcc);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        text.insert(text.find('\n') + 1, "prev=; for a; do [ \"$prev\" = -o ] && out_dir=$(dirname \"$a\"); prev=$a; done\n");
+        std::ofstream(toolchain.nvcc) << text;
+    }
+    const fs::path cuobjdump = dir / "toolkit" / "bin" / "cuobjdump";
+    std::ofstream(cuobjdump) << "#!/bin/sh\n[ \"$1\" = -sass ] || exit 1\n"
+                                "n=0; while read -r line; do printf '        /*%04x*/   %s ;  /* 0x0 */\\n' $n \"$line\"; "
+                                "n=$((n + 16)); done < \"$(dirname \"$2\")/sass.txt\"\n";
+    fs::permissions(cuobjdump, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+
+    std::string ptx, sass;
+    for (int k = 0; k < 40; ++k) ptx += "// FAKE_PTX: op" + std::to_string(k) + ".f32 %r1, %r2;\n";
+    const std::vector<std::string> reference_sass = {"LDC", "S2R", "ISETP.GE.AND", "EXIT", "LDG.E", "FADD", "STG.E", "BRA"};
+    for (const auto& op : reference_sass) sass += "// FAKE_SASS: " + op + " R1, R2\n";
+    for (int k = 0; k < 30; ++k) sass += "// FAKE_SASS: @P0 IADD" + std::to_string(k) + ".X R1, R2\n";
+    const fs::path source = dir / "file" / "scan_kogge_stone.cu";
+    fs::create_directories(source.parent_path() / "work");
+    std::ofstream(source) << "// FAKE_RUNNER: correct\n" << ptx << sass;
+
+    fs::create_directories(dir / "reference");
+    toolchain.reference_ptx_dir = (dir / "reference").string();
+    std::ofstream(dir / "reference" / "scan_kogge_stone.ptx") << "\tret;\n";
+    const auto build = [&] {
+        const auto results =
+            check_sources(toolchain, {{source.string(), (source.parent_path() / "work" / "runner").string()}}, 1, nullptr);
+        REQUIRE(results.size() == 1);
+        INFO(results[0].failure << results[0].invalid << results[0].output);
+        REQUIRE(results[0].ok);
+        REQUIRE(results[0].fingerprint);
+        return *results[0].fingerprint;
+    };
+
+    // No reference SASS: the PTX, 36 runs, none the reference's.
+    const KernelFingerprint from_ptx = build();
+    CHECK(from_ptx.code == "ptx");
+    CHECK(from_ptx.instructions == 40);
+    CHECK(from_ptx.own_runs == 36);
+
+    // The reference's SASS beside its PTX: the SASS, less the runs of the reference's SASS.
+    std::string reference_listing;
+    for (const auto& op : reference_sass) reference_listing += "        /*0000*/   " + op + " R1, R2 ;\n";
+    std::ofstream(dir / "reference" / "scan_kogge_stone.sass") << reference_listing;
+    const KernelFingerprint from_sass = build();
+    CHECK(from_sass.code == "sass");
+    CHECK(from_sass.instructions == 38);
+    CHECK(from_sass.runs == 34);
+    CHECK(from_sass.own_runs == 34 - 4);
+    CHECK(from_sass.reference == "the hidden reference's sass");
+
+    // A cuobjdump that fails: the PTX after all.
+    std::ofstream(cuobjdump) << "#!/bin/sh\nexit 3\n";
+    CHECK(build().code == "ptx");
+    fs::remove_all(dir);
 }
