@@ -169,10 +169,12 @@ struct Compiled {
     std::string exercise;  // the file's stem
     std::string family;    // who wrote it: "reference", "stub", "buggy", "adversarial", or the copied file's
     std::optional<std::string> ptx;
+    std::optional<std::string> sass;  // cuobjdump -sass of its object, where the toolkit has cuobjdump
 };
 
 struct CompiledSet {
     std::string skip;
+    std::string sass_skip;  // why there is no SASS
     std::vector<Compiled> files;
 };
 
@@ -220,16 +222,27 @@ const CompiledSet& compiled()
             copy.family = name;
             work.push_back({copy, renamed_and_reformatted(original->second)});
         }
+        const std::string cuobjdump = toolchain_root(toolchain.nvcc) + "/bin/cuobjdump";
+        const bool with_sass = ::access(cuobjdump.c_str(), X_OK) == 0;
+        if (!with_sass) set.sass_skip = "no " + cuobjdump + ": the SASS is not measured (the PTX is)";
         harness::parallel_for(0, static_cast<std::int64_t>(work.size()), 1, [&](std::int64_t k, std::int64_t) {
             const fs::path sub = dir / std::to_string(k);
             fs::create_directories(sub);
-            const fs::path source = sub / (work[k].first.exercise + ".cu"), ptx = sub / "out.ptx";
+            const fs::path source = sub / (work[k].first.exercise + ".cu"), ptx = sub / "out.ptx", object = sub / "out.o";
             std::ofstream(source) << work[k].second;
-            const harness::CommandResult r =
-                harness::run_command({toolchain.nvcc, "-ptx", "-O3", "-std=c++17", "-lineinfo", "-arch=sm_" + toolchain.arch,
-                                      "-o", ptx.string(), source.string()},
-                                     std::chrono::seconds(300));
-            if (r.status.ok()) work[k].first.ptx = read(ptx);
+            // As grade compiles a submission (build.hpp), its PTX and object apart.
+            const auto compile = [&](const char* what, const fs::path& output) {
+                return harness::run_command({toolchain.nvcc, what, "-O3", "-std=c++17", "-lineinfo",
+                                             "-arch=sm_" + toolchain.arch, "-o", output.string(), source.string()},
+                                            std::chrono::seconds(300))
+                    .status.ok();
+            };
+            if (compile("-ptx", ptx)) work[k].first.ptx = read(ptx);
+            if (with_sass && compile("-c", object)) {
+                const harness::CommandResult listing =
+                    harness::run_command({cuobjdump, "-sass", object.string()}, std::chrono::seconds(120), 64u << 20);
+                if (listing.status.ok()) work[k].first.sass = listing.output;
+            }
         });
         for (auto& w : work) set.files.push_back(std::move(w.first));
         fs::remove_all(dir);
@@ -239,13 +252,15 @@ const CompiledSet& compiled()
 
 }  // namespace
 
-TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised copies above, stubs and references are not compared")
+namespace {
+
+// The measurement on one code of the files ("ptx" or "sass"): the code of a file, none when it has none.
+void measure(const CompiledSet& set, const std::string& code)
 {
-    const CompiledSet& set = compiled();
-    if (!set.skip.empty()) {
-        MESSAGE("skipped: " << set.skip);
-        return;
-    }
+    const auto code_of = [&code](const Compiled& c) { return code == "sass" ? c.sass : c.ptx; };
+    const auto opcodes_of = [&code](const std::string& text) {
+        return code == "sass" ? sass_opcodes(text) : ptx_opcodes(text);
+    };
     std::map<std::string, std::vector<const Compiled*>> by_exercise;
     for (const auto& c : set.files) by_exercise[c.exercise].push_back(&c);
     double independent_max = 0, copies_min = 1;
@@ -257,16 +272,16 @@ TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised co
         for (const auto* c : files)
             if (c->family == "reference") reference = c;
         REQUIRE(reference != nullptr);
-        REQUIRE_MESSAGE(reference->ptx, "the reference of " << exercise << " did not compile");
-        const std::vector<std::string> reference_ops = ptx_opcodes(*reference->ptx);
+        REQUIRE_MESSAGE(code_of(*reference), "the reference of " << exercise << " did not compile");
+        const std::vector<std::string> reference_ops = opcodes_of(*code_of(*reference));
         std::map<const Compiled*, KernelFingerprint> prints;
         for (const auto* c : files) {
-            if (!c->ptx) {
+            if (!code_of(*c)) {
                 // Only attacks may fail to compile on their own (they need the runner's headers).
                 CHECK_MESSAGE(c->family == "adversarial", c->name << " did not compile");
                 continue;
             }
-            prints[c] = fingerprint_kernel(ptx_opcodes(*c->ptx), "ptx", &reference_ops);
+            prints[c] = fingerprint_kernel(opcodes_of(*code_of(*c)), code, &reference_ops);
         }
         // The stub's kernels are empty and the reference has nothing of its own: neither is compared.
         for (const auto& [c, f] : prints)
@@ -303,11 +318,30 @@ TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised co
     }
     CHECK(copies == 4);
     CHECK(independent_pairs >= 10);
-    MESSAGE(independent_pairs << " pairs of independent kernels: at most " << independent_max << " ("
+    MESSAGE(code << ": " << independent_pairs << " pairs of independent kernels: at most " << independent_max << " ("
                               << independent_worst << "); " << copies << " renamed and reformatted copies: at least "
                               << copies_min << "; " << edits << " pairs of one-bug edits of one base (tests/buggy): "
                               << edits_min << " to " << edits_max << ", " << edits_listed
                               << " listed; the threshold " << similar_kernel_threshold);
+}
+
+}  // namespace
+
+TEST_CASE("real nvcc: independent kernels stay below the threshold, disguised copies above, stubs and references are not compared")
+{
+    const CompiledSet& set = compiled();
+    if (!set.skip.empty()) {
+        MESSAGE("skipped: " << set.skip);
+        return;
+    }
+    SUBCASE("PTX") { measure(set, "ptx"); }
+    SUBCASE("SASS")
+    {
+        if (!set.sass_skip.empty())
+            MESSAGE("skipped: " << set.sass_skip);
+        else
+            measure(set, "sass");
+    }
 }
 
 TEST_CASE("the build fingerprints the SASS where the toolkit has cuobjdump and the reference's SASS is there, else the PTX")
