@@ -21,9 +21,28 @@ struct Kernel {
     bool matches_reference = false;
 };
 
-bool built(const std::string& status)
+// `key` of `object` when it is a string (grade's results are read as they are on disk), else empty.
+std::string text_at(const json& object, const char* key)
 {
+    const auto found = object.find(key);
+    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+bool built(const json& exercise)
+{
+    const std::string status = text_at(exercise, "status");
     return status == "graded" || status == "built";
+}
+
+// The file matches the reference's compiled code (results.json's code_checks.reference.matches).
+bool matches_reference(const json& exercise)
+{
+    const auto checks = exercise.find("code_checks");
+    if (checks == exercise.end() || !checks->is_object()) return false;
+    const auto reference = checks->find("reference");
+    if (reference == checks->end() || !reference->is_object()) return false;
+    const auto matches = reference->find("matches");
+    return matches != reference->end() && matches->is_boolean() && matches->get<bool>();
 }
 
 // The groups the listed pairs join (every student linked to another by a pair), each sorted, the
@@ -65,10 +84,10 @@ json similar_kernels(const std::vector<std::pair<std::string, const json*>>& stu
         for (const auto& [student, results] : students) {
             if (results == nullptr) continue;
             for (const json& e : results->at("exercises")) {
-                if (!e.is_object() || e.value("name", std::string()) != exercise) continue;
-                if (!built(e.value("status", std::string()))) continue;
+                if (!e.is_object() || text_at(e, "name") != exercise || !built(e)) continue;
+                const auto found = e.find("fingerprint");
                 const std::optional<KernelFingerprint> f =
-                    fingerprint_from_json(e.contains("fingerprint") ? e.at("fingerprint") : json(nullptr));
+                    found == e.end() ? std::nullopt : fingerprint_from_json(*found);
                 if (!f) {
                     ++without_fingerprint;
                     continue;
@@ -77,13 +96,8 @@ json similar_kernels(const std::vector<std::pair<std::string, const json*>>& stu
                     ++too_small;
                     continue;
                 }
-                bool matches = false;
-                if (const auto checks = e.find("code_checks"); checks != e.end() && checks->is_object())
-                    if (const auto reference = checks->find("reference");
-                        reference != checks->end() && reference->is_object())
-                        matches = reference->value("matches", false);
                 ++codes[f->code];
-                kernels.push_back({student, *f, matches});
+                kernels.push_back({student, *f, matches_reference(e)});
             }
         }
         struct Pair {

@@ -158,3 +158,23 @@ TEST_CASE("near-identical kernels: a name from a student folder is escaped in re
     CHECK(html.find("<script>a") == std::string::npos);
     CHECK(html.find("&lt;script&gt;a<br>") != std::string::npos);
 }
+
+TEST_CASE("near-identical kernels: results of odd shapes are skipped, never thrown on")
+{
+    const std::vector<std::string> own = joined(opcodes("x", 60), reference);
+    json odd_name = results_with(own), odd_status = results_with(own), odd_matches = results_with(own),
+         odd_print = results_with(own);
+    odd_name["exercises"][0]["name"] = 7;
+    odd_status["exercises"][0]["status"] = json::array();
+    odd_matches["exercises"][0]["code_checks"]["reference"]["matches"] = "yes";
+    odd_print["exercises"][0]["fingerprint"] = {{"code", "ptx"}, {"sketch", "abc"}};
+    const json class_results = grading::class_results({student("a", results_with(own)), student("name", odd_name),
+                                                        student("status", odd_status), student("matches", odd_matches),
+                                                        student("print", odd_print)},
+                                                       {"conv1d_tiled"});
+    const json conv = pairs_of(class_results, "conv1d_tiled");
+    CHECK(conv.at("compared") == 2);  // a, and the one whose "matches" is no boolean (taken as no match)
+    CHECK(conv.at("without_fingerprint") == 1);
+    REQUIRE(conv.at("pairs").size() == 1);
+    CHECK(conv.at("pairs").at(0).at("students") == json{"a", "matches"});
+}
