@@ -183,6 +183,7 @@ struct ExerciseTiming {
 void record_code_checks(const Rubric& rubric, const BuildResult& build, ExerciseResult& result)
 {
     const ReferenceComparison& r = build.reference;
+    result.fingerprint = build.fingerprint ? to_json(*build.fingerprint) : nlohmann::json(nullptr);
     result.matches_reference = r.compared && r.decisive && r.overlap >= rubric.reference_match_threshold;
     // Made valid UTF-8 here too: a path of the machine's in a note is no text the writer may trust.
     nlohmann::json findings = nlohmann::json::array(), not_checked = nlohmann::json::array();

@@ -234,10 +234,12 @@ nlohmann::json to_json(const GradeReport& report)
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},
                              {"cases", cases}});
-        if (report.hidden_cases.redacted)
+        if (report.hidden_cases.redacted) {
             exercises.back()["hidden_cases"] = hidden_cases;
-        else
+        } else {
             exercises.back()["hidden_runner_output"] = e.hidden_runner_output;
+            exercises.back()["fingerprint"] = e.fingerprint;
+        }
     }
     const HiddenCasesSummary& hidden = report.hidden_cases;
     nlohmann::json results = {{"schema_version", results_schema_version},

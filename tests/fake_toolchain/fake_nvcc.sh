@@ -20,6 +20,8 @@
 #       FAKE_LAUNCHES_NO_KERNEL           the object does not call __cudaPushCallConfiguration, which
 #                                         every other fake object calls (as <<<>>> does): a launcher
 #                                         that computes its result on the host
+#       // FAKE_PTX: <instruction>        a line of the PTX the compile keeps (--keep-dir KEEP:
+#                                         KEEP/<source's stem>.ptx), in order; none: no PTX kept
 #   link:    nvcc <flags> -o RUNNER RUNNER_OBJECT SUBMISSION_OBJECT
 #     copies fake_runner to RUNNER with a trailer "FAKE_RUNNER_BEHAVIOUR=<behaviour>;" that
 #     fake_behaviour() (fake_behaviour.cpp) reads back from /proc/self/exe; the behaviour
@@ -32,13 +34,14 @@ case "${1:-}" in
   --list-gpu-code) echo "fake nvcc: builds for every architecture"; exit 0 ;;
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
-compile=no out= src= deps= target= last_object=
+compile=no out= src= deps= target= last_object= keep=
 while [ $# -gt 0 ]; do
   case "$1" in
     -c) compile=yes ;;
     -o) out="$2"; shift ;;
     -MF) deps="$2"; shift ;;
     -MT) target="$2"; shift ;;
+    --keep-dir) keep="$2"; shift ;;
     *.cu) src="$1" ;;
     *.o) last_object="$1" ;;
   esac
@@ -111,6 +114,10 @@ trap 'rm -rf "$work"' EXIT
   done
 } > "$work/submission.c"
 cc -c -o "$out" "$work/submission.c" || exit 1
+
+if [ -n "$keep" ] && grep -q '// FAKE_PTX:' "$src"; then
+  sed -n 's|.*// FAKE_PTX: *||p' "$src" > "$keep/$(basename "$src" .cu).ptx" || exit 1
+fi
 
 if [ -n "$deps" ]; then
   escape() { printf '%s' "$1" | sed 's/ /\\ /g'; }

@@ -308,13 +308,18 @@ TEST_CASE("the student's view says of a hidden case whether it passed and its st
     CHECK(shown.find("visible runner says hello") != std::string::npos);
 
     // A report without hidden cases is the same but for the flag.
+    // The kernel's fingerprint (for the class's near-identical kernels) is the instructor's only.
     GradeReport plain = report;
     plain.exercises[0].cases.resize(1);
     plain.hidden_cases = {};
+    plain.exercises[0].fingerprint = {{"code", "ptx"}, {"sketch", {7, 9}}};
     json before = to_json(plain), after = to_json(student_view(plain));
+    CHECK(before["exercises"][0]["fingerprint"]["code"] == "ptx");
+    CHECK_FALSE(after["exercises"][0].contains("fingerprint"));
     after["hidden_cases"]["redacted"] = false;
     before.erase("hidden_cases"), after.erase("hidden_cases");
     before["exercises"][0].erase("hidden_runner_output");
+    before["exercises"][0].erase("fingerprint");
     after["exercises"][0].erase("hidden_cases");
     CHECK(before == after);
 }

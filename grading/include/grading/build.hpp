@@ -32,10 +32,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "grading/technique.hpp"
 
@@ -112,6 +115,27 @@ struct ReferenceComparison {
     std::string note;       // why it was not compared, or is not decisive
 };
 
+// A compact fingerprint of a file's compiled kernels (similarity.cpp), for finding students whose
+// kernels are near-identical to each other's in the class step (grading/class_results.hpp), which
+// compares fingerprints without the code: SASS where the toolkit has cuobjdump and the reference's
+// SASS is there (lib/reference-ptx/<exercise>.sass), the PTX otherwise. The code's opcodes (a
+// PTX's with type suffixes, SASS's with modifiers: registers, labels, addresses, immediates
+// dropped, so renaming, reformatting and reordering the source's declarations change nothing) cut
+// into runs of ptx_run_length, each hashed; the runs the hidden reference's code also has are left
+// out, so that what two files share because both follow the reference (or are the stub, whose
+// kernels are empty) is never counted. What is kept: the smallest fingerprint_sketch_size hashes
+// of the remaining distinct runs (a bottom-k sketch), from which fingerprint_similarity estimates
+// the share of their runs two files have in common.
+constexpr std::size_t fingerprint_sketch_size = 256;
+struct KernelFingerprint {
+    std::string code;                  // "sass" or "ptx": fingerprints of different code are not compared
+    std::size_t instructions = 0;      // opcodes read
+    std::size_t runs = 0;              // distinct runs
+    std::size_t own_runs = 0;          // of those, the runs the reference's code lacks
+    std::vector<std::uint32_t> sketch;  // the smallest hashes of the own runs, ascending, at most fingerprint_sketch_size
+    std::string reference;             // what the runs were compared with: "none" when no reference code was here
+};
+
 struct BuildResult {
     bool ok = false;  // a runner was linked at `executable`
     std::string executable;
@@ -126,6 +150,7 @@ struct BuildResult {
     std::vector<std::string> not_checked;  // checks that could not run here, and why
     ReferenceComparison reference;         // the PTX against the hidden reference's
     TechniqueReport technique;             // what the compiled code shows of the exercise's technique
+    std::optional<KernelFingerprint> fingerprint;  // none: the compiler kept no code to read
     double seconds = 0;
 };
 
@@ -281,6 +306,22 @@ std::vector<std::string> raw_system_call_instructions(const std::string& disasse
 // setp.lt.s32, bra.uni); registers, labels, immediates, predicates, directives and comments dropped.
 std::vector<std::string> ptx_opcodes(const std::string& ptx);
 ReferenceComparison compare_with_reference(const std::string& submission_ptx, const std::string& reference_ptx);
+// The opcodes of a `cuobjdump -sass` listing's instructions, in order, with their modifiers
+// (ISETP.GE.AND, LDG.E.128.CONSTANT); predicates, registers, addresses, encodings and NOPs dropped.
+std::vector<std::string> sass_opcodes(const std::string& listing);
+// The fingerprint of `opcodes` (code: "sass" or "ptx"), without the runs `reference_opcodes` has
+// (nullptr: no reference code here, every run kept).
+KernelFingerprint fingerprint_kernel(const std::vector<std::string>& opcodes, std::string code,
+                                     const std::vector<std::string>* reference_opcodes);
+// The estimated Jaccard similarity of two fingerprints' own runs (shared runs / runs of either):
+// exact when both have at most fingerprint_sketch_size own runs; 0 when either has none or their
+// code differs.
+double fingerprint_similarity(const KernelFingerprint& a, const KernelFingerprint& b);
+// As results.json records it (an exercise's "fingerprint", the instructor's only) and back; nullopt
+// from JSON of another shape.
+nlohmann::json to_json(const KernelFingerprint& fingerprint);
+std::optional<KernelFingerprint> fingerprint_from_json(const nlohmann::json& json);
+
 // The PTX-like instructions (an opcode with a dotted suffix) in the source's inline `asm`
 // statements, comments skipped: a hint of PTX written or pasted into the file.
 std::size_t inline_asm_instructions(const std::string& source);

@@ -13,7 +13,7 @@
 
 namespace grading {
 
-constexpr int class_results_schema_version = 1;
+constexpr int class_results_schema_version = 2;
 
 // The files of one student's folder, OUT/students/<name>/.
 namespace student_files {
@@ -64,6 +64,20 @@ StudentFolder read_student_folder(const std::string& dir);
 // The class's results.json (schema: grading/class_results.schema.json). `exercises`: the columns, in
 // order; empty: every exercise found in the students' results, in the registry's order.
 nlohmann::json class_results(const std::vector<StudentFolder>& students, std::vector<std::string> exercises);
+
+// Students whose compiled kernels are near-identical to each other's, for course staff to review;
+// never penalised, nothing here changes points. Per exercise, every pair of students whose files
+// were built is compared by their kernels' fingerprints (grading/build.hpp's KernelFingerprint,
+// results.json's "fingerprint"): the share of their runs of 5 opcodes they have in common, runs
+// the hidden reference's code has left out. Not compared: a file with fewer than
+// min_similar_kernel_runs runs of its own (an unchanged stub, whose kernels are empty, or a file
+// that is the reference), and a pair that both match the reference's compiled code (already among
+// the problems). `students`: (name, grade's results), in the class's order. Pairs at or above
+// similar_kernel_threshold are listed, with their similarity, and joined into groups.
+constexpr double similar_kernel_threshold = 0.5;
+constexpr std::size_t min_similar_kernel_runs = 20;
+nlohmann::json similar_kernels(const std::vector<std::pair<std::string, const nlohmann::json*>>& students,
+                               const std::vector<std::string>& exercises);
 
 // One row per student: student, points of each exercise, total, max_points, status, gpu, seconds.
 // RFC 4180: CRLF line ends, a field with a comma, quote or line break quoted, quotes doubled; numbers

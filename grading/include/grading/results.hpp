@@ -16,7 +16,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 9;
+constexpr int results_schema_version = 10;
 
 using harness::timing::SampleSummary;
 
@@ -91,6 +91,10 @@ struct ExerciseResult {
     // "findings", "not_checked", "reference"}; null when the file was not built.
     nlohmann::json code_checks = nullptr;
     bool matches_reference = false;  // its PTX matches the hidden reference's: the rubric prices it
+    // Its compiled kernels' fingerprint (grading/build.hpp's KernelFingerprint, as JSON), which the
+    // class step compares between students; null when the file was not built. The instructor's
+    // only: absent from a student's view.
+    nlohmann::json fingerprint = nullptr;
     // What its compiled code shows of the exercise's technique (grading/technique.hpp); none when the
     // file was not built. A required technique it lacks costs the correctness points (the rubric).
     std::optional<TechniqueReport> technique;

@@ -277,6 +277,38 @@ void read_technique(const Context& ctx, BuildResult& b, const std::vector<Symbol
         b.technique.resources_not_checked = "cuobjdump listed no kernel's resources";
 }
 
+// The fingerprint of the file's compiled kernels (KernelFingerprint), for the class step's list of
+// near-identical kernels: the SASS where the toolkit has cuobjdump and the reference's SASS is
+// beside its PTX (CMake writes it where cuobjdump was found), else the PTX.
+void read_fingerprint(const Context& ctx, BuildResult& b, const std::string& source, const fs::path& out)
+{
+    const std::string stem = fs::path(source).stem().string();
+    const std::string reference_base =
+        ctx.toolchain.reference_ptx_dir.empty() ? std::string() : ctx.toolchain.reference_ptx_dir + "/" + stem;
+    const std::string cuobjdump = ctx.root + "/bin/cuobjdump";
+    const std::optional<std::string> reference_sass =
+        reference_base.empty() ? std::nullopt : whole_file(reference_base + ".sass", max_object_bytes);
+    if (reference_sass && ::access(cuobjdump.c_str(), X_OK) == 0) {
+        const StepResult sass = run_step(ctx, {{cuobjdump, "-sass", boxed_path(ctx, out, "submission.o")},
+                                               {{out.string(), "/out", false}},
+                                               out.string(),
+                                               (out.parent_path() / "sass.log").string(),
+                                               std::chrono::seconds(60),
+                                               max_disassembly});
+        if (sass.status.ok() && sass.complete) {
+            const std::vector<std::string> reference = sass_opcodes(*reference_sass);
+            b.fingerprint = fingerprint_kernel(sass_opcodes(sass.output), "sass", &reference);
+            return;
+        }
+    }
+    const std::optional<std::string> ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
+    if (!ptx) return;
+    const std::optional<std::string> reference_ptx =
+        reference_base.empty() ? std::nullopt : whole_file(reference_base + ".ptx", max_object_bytes);
+    const std::vector<std::string> reference = reference_ptx ? ptx_opcodes(*reference_ptx) : std::vector<std::string>();
+    b.fingerprint = fingerprint_kernel(ptx_opcodes(*ptx), "ptx", reference_ptx ? &reference : nullptr);
+}
+
 BuildResult build_one(const Context& ctx, const std::string& source, const std::string& executable)
 {
     BuildResult b;
@@ -371,6 +403,7 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     }
 
     read_technique(ctx, b, symbol_table, source, out);
+    read_fingerprint(ctx, b, source, out);
 
     if (!ctx.link) {
         b.ok = true;

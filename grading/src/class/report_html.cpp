@@ -172,6 +172,44 @@ std::string points_text(const json& value)
     return value.is_number() ? number_text(value.get<double>()) : std::string("&ndash;");
 }
 
+// The near-identical kernels (class_results.hpp's similar_kernels): pairs and groups per exercise.
+std::string similar_kernels_html(const json& similar)
+{
+    std::ostringstream html;
+    html << "<section id=\"similar\"><h2>Near-identical kernels, for review; never penalised</h2>\n";
+    html << "<p>Pairs of students whose compiled kernels share at least "
+         << number_text(number_or_zero(similar, "threshold") * 100, 0)
+         << "% of their runs of 5 instructions (opcodes only: names, registers and layout do not count), the runs of "
+            "the hidden reference's code left out. Unchanged stubs, copies of the reference and pairs that both match "
+            "the reference's compiled code are not listed. Nothing here changes points.</p>\n";
+    bool any = false;
+    for (const auto& e : similar.value("exercises", json::array())) {
+        if (e.value("pairs", json::array()).empty()) continue;
+        if (!any) html << "<table><tr><th>exercise</th><th>students</th><th>similarity</th><th>code</th></tr>\n";
+        any = true;
+        for (const auto& p : e.at("pairs")) {
+            html << "<tr><td>" << esc(e, "exercise") << "</td><td>";
+            for (const auto& who : p.at("students")) html << html_escape(who.get<std::string>()) << "<br>";
+            html << "</td><td class=\"num\">" << number_text(number_or_zero(p, "similarity") * 100, 0)
+                 << "%</td><td>" << esc(p, "code") << "</td></tr>\n";
+        }
+    }
+    if (any) {
+        html << "</table>\n<p>Groups:</p><ul>";
+        for (const auto& e : similar.value("exercises", json::array()))
+            for (const auto& g : e.value("groups", json::array())) {
+                html << "<li>" << esc(e, "exercise") << ": ";
+                for (std::size_t k = 0; k < g.size(); ++k) html << (k ? ", " : "") << html_escape(g[k].get<std::string>());
+                html << "</li>";
+            }
+        html << "</ul>";
+    } else {
+        html << "<p class=\"none\">None.</p>";
+    }
+    html << "</section>\n";
+    return html.str();
+}
+
 }  // namespace
 
 std::string class_report_html(const json& results)
@@ -250,6 +288,8 @@ std::string class_report_html(const json& results)
         html << "</table>";
     }
     html << "</section>\n";
+
+    html << similar_kernels_html(results.value("similar_kernels", json::object()));
 
     html << "<section id=\"changes\"><h2>What changed after a regrade</h2>\n";
     if (results.at("changes").empty()) {

@@ -436,6 +436,9 @@ json class_results(const std::vector<StudentFolder>& folders_in, std::vector<std
                                   {"speedups", st.speedups},
                                   {"median_speedup", st.speedups.empty() ? json(nullptr) : json(median(st.speedups))}});
     }
+    std::vector<std::pair<std::string, const json*>> graded;
+    for (const auto* f : folders)
+        if (f->results) graded.emplace_back(f->record.name, &*f->results);
     double total_sum = 0;
     for (double t : totals) total_sum += t;
     return {{"schema_version", class_results_schema_version},
@@ -454,6 +457,7 @@ json class_results(const std::vector<StudentFolder>& folders_in, std::vector<std
             {"students", students},
             {"failing_cases", failing},
             {"problems", problems},
+            {"similar_kernels", similar_kernels(graded, exercises)},
             {"changes", changes}};
 }
 

@@ -423,3 +423,94 @@ TEST_CASE("red team: a student folder named results.json does not stop every lat
     CHECK(fs::exists(out / "class.csv"));
     fs::remove_all(dir);
 }
+
+namespace {
+
+// A kernel's PTX as the fake compiler keeps it (fake_nvcc.sh's FAKE_PTX lines): `opcodes` in order,
+// their registers and labels named after `style`, so that two files with the same opcodes differ
+// in every name as a renamed copy does.
+std::string fake_ptx(const std::vector<std::string>& opcodes, const std::string& style)
+{
+    std::string text = "// FAKE_PTX: .visible .entry " + style + "_kernel(\n// FAKE_PTX: {\n";
+    int k = 0;
+    for (const auto& op : opcodes) {
+        if (k % 9 == 4) text += "// FAKE_PTX: $" + style + "_L" + std::to_string(k) + ":\n";
+        text += "// FAKE_PTX:   " + op + " \t%" + style + std::to_string(k) + ", %" + style + std::to_string(k + 1) +
+                ", " + std::to_string(k * 4) + ";\n";
+        ++k;
+    }
+    return text + "// FAKE_PTX:   ret;\n// FAKE_PTX: }\n";
+}
+
+std::vector<std::string> fake_opcodes(const std::string& family, int count)
+{
+    static const char* const types[] = {".f32", ".u32", ".s64", ".b32", ".pred"};
+    std::vector<std::string> ops;
+    for (int k = 0; k < count; ++k) ops.push_back(family + std::to_string(k % 17) + types[(k * 7) % 5]);
+    return ops;
+}
+
+}  // namespace
+
+TEST_CASE("near-identical kernels in a class: a renamed copy listed for review, others and stubs not; no student "
+          "view shows a fingerprint; no points change")
+{
+    const fs::path dir = test_dir("similar");
+    const std::vector<std::string> kernel = fake_opcodes("op", 60);
+    const fs::path submissions =
+        make_class(dir, {{"alice", "// FAKE_RUNNER: correct\n" + fake_ptx(kernel, "r")},
+                         {"bob", "// FAKE_RUNNER: correct\n" + fake_ptx(kernel, "rd")},  // alice's, renamed
+                         {"carol", "// FAKE_RUNNER: correct\n" + fake_ptx(fake_opcodes("ins", 60), "f")},
+                         {"stub_a", "// FAKE_RUNNER: unwritten\n// FAKE_PTX: ret;\n"},
+                         {"stub_b", "// FAKE_RUNNER: unwritten\n// FAKE_PTX: ret;\n"}});
+    const fs::path out = dir / "out";
+    const auto run = grade_class(submissions, out, {"--case", "n=1025/int"});
+    INFO(run.output);
+    const auto students = check_class_files(out);
+    REQUIRE(students.size() == 5);
+
+    const json similar = read_json(out / "results.json").at("similar_kernels");
+    INFO(similar.dump(1));
+    REQUIRE(similar.at("exercises").size() == 1);
+    const json& scan = similar.at("exercises").at(0);
+    CHECK(scan.at("exercise") == "scan_kogge_stone");
+    CHECK(scan.at("code") == "ptx");
+    CHECK(scan.at("compared") == 3);
+    CHECK(scan.at("too_little_own_code") == 2);
+    REQUIRE(scan.at("pairs").size() == 1);
+    CHECK(scan.at("pairs").at(0).at("students") == json{"alice", "bob"});
+    CHECK(scan.at("pairs").at(0).at("similarity") == 1.0);
+    CHECK(scan.at("groups") == json::array({json{"alice", "bob"}}));
+    // Nothing changes points: the copies are graded as the others are.
+    CHECK(students.at("alice").at("exercises").at(0).at("correctness_points") ==
+          students.at("carol").at("exercises").at(0).at("correctness_points"));
+    CHECK(students.at("bob").at("exercises").at(0).at("correctness_points") ==
+          students.at("carol").at("exercises").at(0).at("correctness_points"));
+
+    const std::string html = read_text(out / "report.html");
+    const auto section = html.find("Near-identical kernels, for review; never penalised");
+    REQUIRE(section != std::string::npos);
+    const std::string part = html.substr(section, html.find("</section>", section) - section);
+    CHECK(part.find("alice<br>bob<br>") != std::string::npos);
+    CHECK(part.find("100%") != std::string::npos);
+    CHECK(part.find("carol") == std::string::npos);
+    CHECK(part.find("stub_a") == std::string::npos);
+
+    // The instructor's results.json holds each student's own fingerprint; the student's files none,
+    // and nothing of another student.
+    for (const char* name : {"alice", "bob"}) {
+        const fs::path folder = out / "students" / name;
+        const json own = read_json(folder / "results.json").at("exercises").at(0).at("fingerprint");
+        CHECK(own.at("code") == "ptx");
+        CHECK(own.at("own_runs").get<int>() >= 50);
+        for (const char* file : {"gradescope.json", "prairielearn.json", "junit.xml", "summary.md", "student-results.json"}) {
+            if (!fs::exists(folder / file)) continue;
+            const std::string text = read_text(folder / file);
+            CHECK_MESSAGE(text.find("fingerprint") == std::string::npos, (folder / file).string());
+            CHECK_MESSAGE(text.find("sketch") == std::string::npos, (folder / file).string());
+            CHECK_MESSAGE(text.find(name == std::string("alice") ? "bob" : "alice") == std::string::npos,
+                          (folder / file).string());
+        }
+    }
+    fs::remove_all(dir);
+}

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "grading/build.hpp"
 #include "grading/class_results.hpp"
 #include "harness/process.hpp"
 
@@ -58,6 +59,12 @@ json hostile_class()
         f.results = results_of(k + 2.5, k % 3 ? "pass" : "wrong", "3 of 31 output element(s) wrong", 0.4 + 0.2 * k);
         folders.push_back(f);
     }
+    // Two students whose kernels are the same: listed for review.
+    std::vector<std::string> kernel;
+    for (int k = 0; k < 40; ++k) kernel.push_back("op" + std::to_string(k) + ".f32");
+    for (int k : {3, 4})
+        folders[k].results->at("exercises")[0]["fingerprint"] =
+            grading::to_json(grading::fingerprint_kernel(kernel, "ptx", nullptr));
     folders[0].record.submitters = {{"<img src=x onerror=alert(1)>", "1", "x@y"}};
     folders[1].results->at("exercises")[0]["cases"][0]["status"] = "wrong";
     folders[1].results->at("exercises")[0]["cases"][0]["summary"] = "<script>document.title='owned'</script>";
@@ -111,6 +118,10 @@ TEST_CASE("report.html in headless Chromium: the plots are there, student text s
     CHECK(dom.output.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
     CHECK(dom.output.find("<title>Class results</title>") != std::string::npos);
     CHECK(dom.output.find("Grader-side problems to look at by hand") != std::string::npos);
+    const std::size_t similar = dom.output.find("Near-identical kernels, for review; never penalised");
+    REQUIRE(similar != std::string::npos);
+    CHECK(dom.output.find("student3<br>student4<br>", similar) < dom.output.find("</section>", similar));
+    CHECK(dom.output.find("100%", similar) < dom.output.find("</section>", similar));
 
     std::vector<std::string> shot = common;
     shot.insert(shot.end(), {"--screenshot=" + (dir / "report.png").string(), "--window-size=1200,1600", url});
