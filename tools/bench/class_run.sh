@@ -5,6 +5,7 @@
 # compare its points with the same submission inside the busy class.
 #   tools/bench/class_run.sh BUILD_DIR OUT_DIR [PER_GPU] [REFERENCE_COPIES]
 # REFERENCES_ONLY=1: the reference copies alone (no stubs, buggy kernels or attacks).
+# BUGGY_EVERY=K: only every K-th buggy kernel (1, the default: all of them).
 set -eu
 build=$1 out=$2 per_gpu=${3:-3} copies=${4:-10}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +19,10 @@ done
     mkdir -p "$class/stub$i"
     for e in "$root"/exercises/*/; do cp "$e"*.cu "$class/stub$i/"; done
 done
+k=0
 [ "${REFERENCES_ONLY:-0}" = 1 ] || for dir in "$root"/tests/buggy/*/*/; do
+    k=$((k + 1))
+    [ $(( (k - 1) % ${BUGGY_EVERY:-1} )) -eq 0 ] || continue
     name="buggy_$(basename "$(dirname "$dir")")_$(basename "$dir")"
     mkdir -p "$class/$name" && cp "$dir"*.cu "$class/$name/"
 done
