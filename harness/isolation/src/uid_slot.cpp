@@ -69,8 +69,8 @@ std::unique_ptr<UidSlot> UidSlot::take(const UidPool& pool, std::string& why)
     ::close(dir);
     if (!slot)
         why = "no free uid among " + std::to_string(pool.count) + " from " + std::to_string(pool.base) + " (" +
-              std::to_string(accounts) + " are accounts of this machine, the others held by other gradings or refused: " +
-              pool.directory + ")";
+              std::to_string(accounts) +
+              " are accounts of this machine, the others held by other gradings or refused: " + pool.directory + ")";
     return slot;
 }
 
