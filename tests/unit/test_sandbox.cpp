@@ -78,8 +78,9 @@ SandboxPolicy base_policy()
 }
 
 // The spawn options that run fixture `name` with `args` in the sandbox, bound at /grader/NAME.
+// `in`: another grading's sandbox (null: the test's own).
 SpawnOptions sandboxed(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy,
-                       const std::string& output_file, bool channel = false)
+                       const std::string& output_file, bool channel = false, const harness::Sandbox* in = nullptr)
 {
     SpawnOptions inner;
     inner.argv = {"/grader/" + name};
@@ -87,7 +88,7 @@ SpawnOptions sandboxed(const std::string& name, const std::vector<std::string>& 
     inner.output_file = output_file;
     inner.create_channel = channel;
     policy.mounts.push_back({fixture(name), "/grader/" + name, false});
-    return sandbox->wrap(inner, policy);
+    return (in ? in : sandbox)->wrap(inner, policy);
 }
 
 struct Outcome {
@@ -95,21 +96,24 @@ struct Outcome {
     std::string output;
 };
 
-// Runs a fixture in the sandbox to its end; returns how it ended and what it printed.
-Outcome run(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy = base_policy())
+// Runs a fixture in the sandbox (`in`, else the test's own) to its end; returns how it ended and
+// what it printed.
+Outcome run(const std::string& name, const std::vector<std::string>& args, SandboxPolicy policy = base_policy(),
+            const harness::Sandbox* in = nullptr)
 {
     TempDir logs;
     const std::string log = logs.path + "/output.log";
-    Child child = Child::spawn(sandboxed(name, args, std::move(policy), log));
+    Child child = Child::spawn(sandboxed(name, args, std::move(policy), log, false, in));
     Outcome outcome;
     outcome.status = child.wait_until(Clock::now() + 60s);
     outcome.output = harness::read_file_tail(log, 1 << 20);
     return outcome;
 }
 
-Outcome run_probe(const std::vector<std::string>& args, SandboxPolicy policy = base_policy())
+Outcome run_probe(const std::vector<std::string>& args, SandboxPolicy policy = base_policy(),
+                  const harness::Sandbox* in = nullptr)
 {
-    return run(probe, args, std::move(policy));
+    return run(probe, args, std::move(policy), in);
 }
 
 bool contains(const std::string& text, const std::string& part)
@@ -164,10 +168,10 @@ int tasks_of(uid_t uid)
     return count;
 }
 
-// True when the sandbox runs bwrap as uid 65534 (the grader is root).
-bool runs_as_nobody()
+// True when the grader is root and bwrap runs as an unprivileged host uid (the grading's own).
+bool runs_as_own_uid()
 {
-    return ::geteuid() == 0 && sandbox->enforces_process_limit();
+    return ::geteuid() == 0 && sandbox->host_uid() != 0;
 }
 
 }  // namespace
@@ -245,8 +249,8 @@ TEST_CASE("a writable mount is writable, /tmp is private and bounded")
     CHECK(fs::file_size(work + "/result.bin") == 1000);
     struct stat info {};
     REQUIRE(::lstat((work + "/result.bin").c_str(), &info) == 0);
-    // The program's files belong to uid 65534 on the host too when bwrap runs as uid 65534.
-    if (runs_as_nobody()) CHECK(info.st_uid == 65534u);
+    // The program's files belong to the grading's host uid (uid 65534 inside).
+    if (runs_as_own_uid()) CHECK(info.st_uid == sandbox->host_uid());
 
     policy.tmp_bytes = 1 << 20;
     Outcome small = run_probe({"write", "/tmp/small.bin", "100000"}, policy);
@@ -384,9 +388,9 @@ TEST_CASE("a fork bomb is stopped by the process limit, and all of it dies")
         return;
     }
     // The limit counts this sandbox's processes (a control group), or, without one, every process
-    // of the host uid (65534, or ours when we are not root), those of other tests running sandboxes
-    // meanwhile included: 64 more than that has now.
-    const uid_t host_uid = runs_as_nobody() ? 65534 : ::getuid();
+    // of the host uid (this grading's own, or ours when we are not root), those of other sandboxes
+    // of that uid running meanwhile included: 64 more than that has now.
+    const uid_t host_uid = sandbox->host_uid();
     const unsigned long limit = 64 + static_cast<unsigned long>(tasks_of(host_uid));
     SandboxPolicy policy = base_policy();
     policy.limits.max_processes = limit;
@@ -434,6 +438,88 @@ TEST_CASE("a fork bomb in one sandbox does not stop another from starting")
     const ExitStatus ended = bomb.kill_and_reap();
     CHECK(ended.limit_reached == "the process limit of its process tree (64)");
     // (The log has the output as it grows, and all of it once the sandbox has ended.)
+    CHECK(contains(harness::read_file_tail(logs.path + "/bomb.log", 4096), "then: EAGAIN"));
+    read_channel(bomb.channel_fd(), "", Clock::now() + 60s, eof);
+    CHECK(eof);  // every process of the bomb is gone
+}
+
+TEST_CASE("each grading runs as a host uid of its own, whose full process pool stops no other grading")
+{
+    if (!runs_as_own_uid()) {
+        MESSAGE("not run: the grader is not root, or bwrap runs as root: " << sandbox->describe());
+        return;
+    }
+    // A second grading's sandbox, as another `grade` process would find it: another slot.
+    std::string why;
+    std::optional<harness::Sandbox> other = harness::Sandbox::find(why);
+    REQUIRE_MESSAGE(other, why);
+    CAPTURE(sandbox->describe());
+    CAPTURE(other->describe());
+    CHECK(other->host_uid() != sandbox->host_uid());
+    const std::vector<const harness::Sandbox*> gradings = {sandbox, &*other};
+    for (const harness::Sandbox* grading : gradings) {
+        CHECK(grading->host_uid() != 65534u);  // a free slot: this test's machine has few gradings
+        CHECK_FALSE(harness::is_known_id(grading->host_uid()));
+        CHECK(contains(grading->describe(), "host uid " + std::to_string(grading->host_uid()) + ", this grading's own"));
+        for (const auto& [name, reason] : grading->limits().not_enforced)
+            if (name == "processes") CHECK(contains(reason, "one pool per grading"));
+    }
+    // Each grading's programs are its uid on the host (and 65534 inside).
+    TempDir private_dir;
+    for (const harness::Sandbox* grading : gradings) {
+        const std::string work = private_dir.path + "/work" + std::to_string(grading->host_uid());
+        fs::create_directory(work);
+        grading->make_writable(work);
+        SandboxPolicy policy = base_policy();
+        policy.mounts = {{work, "/work", true}};
+        CHECK(run_probe({"write", "/work/mine", "10"}, policy, grading).output == "write: ok\n");
+        struct stat info {};
+        REQUIRE(::lstat((work + "/mine").c_str(), &info) == 0);
+        CHECK(info.st_uid == grading->host_uid());
+        CHECK(info.st_gid == grading->host_uid());
+        CHECK(contains(run_probe({"ids"}, base_policy(), grading).output, "uid 65534 gid 65534"));
+    }
+
+    // Where no slot is free, uid 65534, shared with every such grading, and the limits say so.
+    harness::UidPool none;
+    none.count = 0;
+    std::optional<harness::Sandbox> shared = harness::Sandbox::find(why, {}, none);
+    REQUIRE_MESSAGE(shared, why);
+    CHECK(shared->host_uid() == 65534u);
+    CHECK(contains(shared->describe(), "host uid 65534, shared with other gradings: no free uid"));
+    for (const auto& [name, reason] : shared->limits().not_enforced)
+        if (name == "processes") CHECK(contains(reason, "other gradings' too (no free uid"));
+    CHECK(run_probe({"ids"}, base_policy(), &*shared).status.ok());
+
+    // The first grading's runner forks until it can fork no more, and keeps them all.
+    SandboxPolicy policy = base_policy();
+    policy.limits.max_processes = 64;
+    TempDir logs;
+    Child bomb = Child::spawn(sandboxed(probe, {"fork_bomb", "100000", "stay"}, policy, logs.path + "/bomb.log", true));
+    bool eof = false;
+    REQUIRE(read_channel(bomb.channel_fd(), "bomb done\n", Clock::now() + 60s, eof) == "bomb done\n");
+
+    // Its uid's RLIMIT_NPROC pool is full (so the test can fail), the other's is not: a process
+    // that may have 32 of its uid starts as the other grading's uid only.
+    auto start_as = [](uid_t uid) {
+        SpawnOptions plain;
+        plain.argv = {"/bin/true"};
+        plain.run_as_uid = static_cast<int>(uid);
+        plain.run_as_gid = static_cast<int>(uid);
+        plain.limits.max_processes = 32;
+        return Child::spawn(plain).wait_until(Clock::now() + 30s);
+    };
+    const ExitStatus full = start_as(sandbox->host_uid());
+    CAPTURE(full.describe());
+    CHECK(full.kind == ExitStatus::Kind::failed_to_start);
+    CHECK(start_as(other->host_uid()).ok());
+    // The other grading's runner, with the same limit as RLIMIT_NPROC or a control group, starts and forks.
+    Outcome beside = run_probe({"fork_bomb", "8"}, policy, &*other);
+    CHECK(beside.status.ok());
+    CHECK(beside.output == "forked 8, then: stopped at the maximum\n");
+
+    bomb.kill_and_reap();
+    // (The whole log once the sandbox has ended.)
     CHECK(contains(harness::read_file_tail(logs.path + "/bomb.log", 4096), "then: EAGAIN"));
     read_channel(bomb.channel_fd(), "", Clock::now() + 60s, eof);
     CHECK(eof);  // every process of the bomb is gone

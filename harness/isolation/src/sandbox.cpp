@@ -1,12 +1,13 @@
 // The bubblewrap sandbox (see sandbox.hpp).
 //
-// Mount sources when the grader is root: the child that execs bwrap first drops to uid 65534, and
-// bwrap then resolves every source path as uid 65534, which cannot pass a directory only root may
-// enter (a checkout under /root). bwrap's --bind-fd does not help: it turns the descriptor back
-// into a path (realpath) as uid 65534 and fails the same way. So the child, still root, enters a
-// private mount namespace, mounts a tmpfs over /dev/shm there (the grader's /dev/shm is untouched)
-// and binds each source onto an entry of it; then it drops to uid 65534 and execs bwrap, which
-// binds from /dev/shm/N, a path uid 65534 can reach. wrap() opens each source first (no symbolic
+// Mount sources when the grader is root: the child that execs bwrap first drops to the grading's
+// host uid (Sandbox::host_uid(), 65534 or base + k), and bwrap then resolves every source path as
+// that uid, which cannot pass a directory only root may enter (a checkout under /root). bwrap's
+// --bind-fd does not help: it turns the descriptor back into a path (realpath) as that uid and
+// fails the same way. So the child, still root, enters a private mount namespace, mounts a tmpfs
+// (0755) over /dev/shm there (the grader's /dev/shm is untouched) and binds each source onto an
+// entry of it; then it drops to the host uid and execs bwrap, which binds from /dev/shm/N, a path
+// every uid can reach. wrap() opens each source first (no symbolic
 // link, must exist), and the child checks it binds that same file. Every descriptor involved is
 // close-on-exec: neither bwrap nor the sandboxed program inherits one. The bwrap binary is staged
 // the same way, so it may also lie below such a directory.
@@ -44,7 +45,7 @@ bool is_gpu_node(const std::string& name)
            name.find_first_not_of("0123456789", 6) == std::string::npos;
 }
 
-constexpr int sandbox_id = 65534;                // the program's uid and gid (nobody, nogroup)
+constexpr int sandbox_id = 65534;                // the program's uid and gid inside (nobody, nogroup)
 constexpr const char* staging_dir = "/dev/shm";  // covered in the child's mount namespace only
 
 [[noreturn]] void fail(const std::string& what)
@@ -68,7 +69,7 @@ void fd_link(int fd, char (&out)[32])
     out[at] = '\0';
 }
 
-// Mount sources and where the child binds each one before it drops to uid 65534. Built before
+// Mount sources and where the child binds each one before it drops to the host uid. Built before
 // fork; in the child, stage() makes only async-signal-safe system calls.
 class Staging {
 public:
@@ -354,7 +355,7 @@ const Toolchains& toolchains()
 
 }  // namespace
 
-std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_path)
+std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_path, const UidPool& uids)
 {
     why.clear();
     const std::string or_else = "; or grade trusted code only with --no-sandbox";
@@ -397,13 +398,22 @@ std::optional<Sandbox> Sandbox::find(std::string& why, const std::string& bwrap_
     std::string problem;
     if (::geteuid() == 0) {
         sandbox.mode_ = Mode::as_nobody;
+        // A host uid of this grading's own, so that RLIMIT_NPROC counts this grading's processes
+        // only (harness/uid_slot.hpp); else 65534, one pool with every other such grading.
+        std::string no_slot;
+        sandbox.slot_ = UidSlot::take(uids, no_slot);
+        if (sandbox.slot_)
+            sandbox.host_id_ = sandbox.slot_->uid();
+        else
+            sandbox.shared_uid_ = no_slot;
         problem = probe(sandbox);
         if (problem.empty()) return sandbox;
         // Without unprivileged user namespaces, root can still create them.
         Sandbox as_root = sandbox;
         as_root.mode_ = Mode::as_root;
+        as_root.slot_.reset();
         const std::string root_problem = probe(as_root);
-        problem = "as uid " + std::to_string(sandbox_id) + ", " + problem;
+        problem = "as uid " + std::to_string(sandbox.host_id_) + ", " + problem;
         if (root_problem.empty()) {
             as_root.note_ = "bwrap " + problem;
             return as_root;
@@ -435,7 +445,7 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
         outer.argv = {staging->add(fd, bwrap_, "bwrap")};
     }
 
-    // Every namespace, uid and gid 65534, no nested user namespace, no terminal, and the whole
+    // Every namespace, uid and gid 65534 inside, no nested user namespace, no terminal, and the whole
     // sandbox dies with the bwrap process the grader started.
     std::vector<std::string> args = {"--unshare-user",
                                      "--unshare-pid",
@@ -451,7 +461,8 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
                                      "--gid",
                                      std::to_string(sandbox_id)};
 
-    // A bind of host `source` on `dest`, through the staging directory when bwrap runs as uid 65534.
+    // A bind of host `source` on `dest`, through the staging directory when bwrap runs unprivileged
+    // for a root grader.
     int staged = 0;
     auto bind = [&](const char* option, const std::string& source, const std::string& dest) {
         int fd = open_source(source);
@@ -573,8 +584,8 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
     outer.bounded_output = true;
     outer.exit_code_reports_signal = true;
     if (stage) {
-        outer.run_as_uid = sandbox_id;
-        outer.run_as_gid = sandbox_id;
+        outer.run_as_uid = static_cast<int>(host_id_);
+        outer.run_as_gid = static_cast<int>(host_id_);
         // The child works on its own copy of `staging` (fork), so stage() may write to it.
         outer.child_setup = [staging] { return staging->stage(); };
     }
@@ -584,8 +595,21 @@ SpawnOptions Sandbox::wrap(const SpawnOptions& inner, const SandboxPolicy& polic
 void Sandbox::make_writable(const std::string& path) const
 {
     if (mode_ != Mode::as_nobody) return;
-    if (::lchown(path.c_str(), sandbox_id, sandbox_id) != 0)
-        fail("cannot hand '" + path + "' to uid " + std::to_string(sandbox_id) + ": " + std::strerror(errno));
+    if (::lchown(path.c_str(), host_id_, host_id_) != 0)
+        fail("cannot hand '" + path + "' to uid " + std::to_string(host_id_) + ": " + std::strerror(errno));
+}
+
+uid_t Sandbox::host_uid() const
+{
+    switch (mode_) {
+        case Mode::as_nobody:
+            return host_id_;
+        case Mode::as_grader:
+            return ::getuid();
+        case Mode::as_root:
+            break;
+    }
+    return 0;
 }
 
 bool Sandbox::process_limit_per_sandbox() const
@@ -606,11 +630,17 @@ SandboxLimits Sandbox::limits() const
         l.enforced.push_back("processes");
     else if (mode_ == Mode::as_root)
         l.not_enforced.push_back({"processes", "bwrap runs as root, so RLIMIT_NPROC does not apply; " + cgroups.why_not});
+    else if (mode_ == Mode::as_nobody && shared_uid_.empty())
+        l.not_enforced.push_back({"processes", "RLIMIT_NPROC only: one pool per grading (host uid " +
+                                                   std::to_string(host_id_) +
+                                                   "), shared by its builds and runs: " + cgroups.why_not});
+    else if (mode_ == Mode::as_nobody)
+        l.not_enforced.push_back({"processes", "RLIMIT_NPROC only, one pool for every sandbox of host uid " +
+                                                   std::to_string(host_id_) + " on this machine, other gradings' too (" +
+                                                   shared_uid_ + "): " + cgroups.why_not});
     else
-        l.not_enforced.push_back(
-            {"processes", "RLIMIT_NPROC only, one pool for every sandbox of host uid " +
-                              std::to_string(mode_ == Mode::as_nobody ? sandbox_id : static_cast<int>(::getuid())) +
-                              ": " + cgroups.why_not});
+        l.not_enforced.push_back({"processes", "RLIMIT_NPROC only, one pool for every sandbox of host uid " +
+                                                   std::to_string(::getuid()) + ": " + cgroups.why_not});
     if (cgroups.memory)
         l.enforced.push_back("memory");
     else
@@ -630,6 +660,9 @@ std::string Sandbox::describe() const
     std::string text = "bubblewrap " + version_ + " (" + bwrap_ + "), uid " + std::to_string(sandbox_id);
     switch (mode_) {
         case Mode::as_nobody:
+            text += shared_uid_.empty() ? " (host uid " + std::to_string(host_id_) + ", this grading's own)"
+                                        : " (host uid " + std::to_string(host_id_) + ", shared with other gradings: " +
+                                              shared_uid_ + ")";
             break;
         case Mode::as_grader:
             text += " (uid " + std::to_string(::getuid()) + " outside" +

@@ -18,21 +18,25 @@
 // a tmpfs of its own of max_file_bytes, so that fallocate cannot reserve the grader's disk
 // (SpawnOptions::bounded_output); its /tmp is a tmpfs of tmp_bytes. Without cgroups, the process
 // limit falls back to RLIMIT_NPROC, which counts every process of the host uid: one pool shared
-// by every sandbox of the machine.
+// by every sandbox of that uid, which is why a root grader gives each grading a uid of its own.
 //
-// When the grader runs as root, bwrap itself runs as uid 65534: the sandboxed program is then uid
-// 65534 on the host too. Mount sources are opened as root, so they may lie below directories uid
-// 65534 cannot enter (a checkout under /root); what the program reads or writes there is still
-// subject to the files' own permissions (see make_writable).
+// When the grader runs as root, bwrap itself runs as this grading's host uid (harness/uid_slot.hpp:
+// base + k, one per `grade` process; 65534, shared with every other grading, when no slot is
+// free): the sandboxed program is then that uid on the host, and still uid 65534 inside. Mount
+// sources are opened as root, so they may lie below directories that uid cannot enter (a checkout
+// under /root); what the program reads or writes there is still subject to the files' own
+// permissions (see make_writable).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "harness/process.hpp"
+#include "harness/uid_slot.hpp"
 
 namespace harness {
 
@@ -81,8 +85,11 @@ class Sandbox {
 public:
     // bubblewrap from `bwrap_path`, else PATH, else /usr/bin/bwrap, checked to work on this machine
     // by running a trivial program in it; nullopt with `why` filled (what to do included) when it
-    // is missing, too old (before 0.8.0), or cannot create namespaces here.
-    static std::optional<Sandbox> find(std::string& why, const std::string& bwrap_path = {});
+    // is missing, too old (before 0.8.0), or cannot create namespaces here. When the grader is
+    // root, takes a slot of `uids` for as long as the Sandbox (or a copy) lives: call it once per
+    // grading and keep it.
+    static std::optional<Sandbox> find(std::string& why, const std::string& bwrap_path = {},
+                                       const UidPool& uids = {});
 
     // The spawn options that run `inner` (argv, output file, channel) inside the sandbox. Only
     // inner's argv, output_file and create_channel are used: the policy decides the rest. The
@@ -93,8 +100,8 @@ public:
     SpawnOptions wrap(const SpawnOptions& inner, const SandboxPolicy& policy) const;
 
     // Makes `path` (not recursively) belong to the uid and gid the sandboxed program has on the
-    // host, so that a writable mount of it is writable inside (a chown to 65534 when bwrap runs
-    // as uid 65534; nothing otherwise). Throws std::runtime_error on failure.
+    // host, so that a writable mount of it is writable inside (a chown to host_uid() when the
+    // grader is root; nothing otherwise). Throws std::runtime_error on failure.
     void make_writable(const std::string& path) const;
 
     // Whether policy.limits.max_processes holds: per sandbox with a control group, else as
@@ -104,22 +111,31 @@ public:
     bool process_limit_per_sandbox() const;
     // What holds per sandbox here (see SandboxLimits).
     SandboxLimits limits() const;
+    // The uid (and gid) the sandboxed program has on the host: this grading's own when the grader
+    // is root (65534 where no slot was free), the grader's when it is not, root's when bwrap must
+    // run as root.
+    uid_t host_uid() const;
 
     const std::string& bwrap() const { return bwrap_; }
-    // "bubblewrap 0.8.0 (/usr/bin/bwrap), uid 65534", plus any weakness of this machine's setup
-    // (limits() has the limits).
+    // "bubblewrap 0.8.0 (/usr/bin/bwrap), uid 65534 (host uid 2000000003, this grading's own)",
+    // plus any weakness of this machine's setup (limits() has the limits).
     std::string describe() const;
 
 private:
-    // How bwrap runs: as uid 65534 (the grader is root), as the grader's own uid (it is not
-    // root), or as root when uid 65534 cannot create namespaces (the sandbox's uid 65534 is then
-    // root outside, and RLIMIT_NPROC does not apply).
+    // How bwrap runs: as an unprivileged uid (the grader is root: host_id_), as the grader's own
+    // uid (it is not root), or as root when an unprivileged uid cannot create namespaces (the
+    // sandbox's uid 65534 is then root outside, and RLIMIT_NPROC does not apply).
     enum class Mode { as_nobody, as_grader, as_root };
 
     std::string bwrap_;
     std::string version_;
     Mode mode_ = Mode::as_grader;
     std::string note_;  // why the mode is weaker than it should be
+    // As nobody: the grading's uid slot (shared by copies), and the host uid and gid bwrap runs as:
+    // the slot's, else 65534 (shared with every grading without one), with why in shared_uid_.
+    std::shared_ptr<const UidSlot> slot_;
+    uid_t host_id_ = 65534;
+    std::string shared_uid_;
 };
 
 // Whether `path` is `root` or below it, compared as text: both absolute and normal (no "..", no
