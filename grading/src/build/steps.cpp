@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -344,9 +345,33 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     const std::string nvcc = boxed ? ctx.sandbox_nvcc : ctx.toolchain.nvcc;
     const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.toolchain.compile_limit);
 
+    // The sandbox reads the grader's copy of the file, readable by its uid: a file of mode 0600 (unzip
+    // and tar keep the mode a student's machine gave it) is the grader's to read, and was a compile
+    // error of the student's ("Permission denied") when bound itself.
+    std::string bound_source = source;
+    if (boxed) {
+        const std::optional<std::string> text = whole_file(source, max_source_bytes);
+        if (!text) {
+            b.failure = "the grader could not read " + name;
+            return finish();
+        }
+        const fs::path copy = dir / "submitted" / name;
+        fs::create_directories(copy.parent_path());
+        std::ofstream written(copy, std::ios::binary | std::ios::trunc);
+        written << *text;
+        written.close();
+        if (!written) {
+            b.failure = "the grader could not copy " + name + " into its work directory";
+            return finish();
+        }
+        fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                  fs::perms::others_read);
+        bound_source = copy.string();
+    }
+
     // 1. Compile, writing the list of every file the compile read (host and device passes).
     const StepResult compile = run_step(ctx, {compile_command(nvcc, ctx.toolchain.arch, src, object, deps, o + "/keep"),
-                                              {{source, src, false}, {out.string(), "/out", true}},
+                                              {{bound_source, src, false}, {out.string(), "/out", true}},
                                               out.string(),
                                               (dir / "compile.log").string(),
                                               limit,
@@ -397,13 +422,13 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
 
     // 4. Code the student did not write: what it calls, what its object holds, the raw system
     // calls in its host code, the PTX against the hidden reference's.
-    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, source, out); !refused.empty()) {
+    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, bound_source, out); !refused.empty()) {
         b.invalid = name + " " + refused;
         return finish();
     }
 
-    read_technique(ctx, b, symbol_table, source, out);
-    read_fingerprint(ctx, b, source, out);
+    read_technique(ctx, b, symbol_table, bound_source, out);
+    read_fingerprint(ctx, b, bound_source, out);
 
     if (!ctx.link) {
         b.ok = true;
