@@ -189,6 +189,11 @@ std::vector<BuildResult> check_sources(const Toolchain& toolchain,
 // "\ " for a space in a name; every rule's prerequisites, in order, without repeats.
 std::vector<std::string> parse_make_dependencies(const std::string& text);
 
+// The files a compiler's messages name where a message starts ("PATH:LINE:", "PATH(LINE):", "In file
+// included from PATH:LINE"): absolute paths of files that exist here, in order, without repeats. What a
+// compile read when it stopped before it wrote its dependency list, whose messages quote those files.
+std::vector<std::string> files_named_in_messages(const std::string& messages);
+
 // The toolchain's root: nvcc's real path (PATH searched when it has no slash), two levels up.
 std::string toolchain_root(const std::string& nvcc);
 // The folders whose headers a submission may read: the toolchain's include folders (<root>/include,

@@ -377,26 +377,34 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
                                               limit,
                                               max_messages});
     b.output = tail_text(harness::valid_text(compile.output), max_messages);
-    if (!compile.status.ok()) {
-        b.failure = step_failure(compile, "compiler", "compile error");
-        return finish();
-    }
 
-    // 2. What it read: only the source, the toolchain's headers and the system's. (The source is
-    // always on the list: an empty one was not written by the compiler.)
+    // 2. What it read: only the source, the toolchain's headers and the system's. Checked before the
+    // compile's status: the compiler writes the list before it compiles, and a compile that read a
+    // file outside them (`#include "/etc/passwd"`, an instructor's file below /usr) quotes its lines
+    // in its errors and warnings, which the student sees: those messages are withheld.
     const std::optional<std::string> deps_text = whole_file((out / "deps.d").string(), 64u << 20);
     if (deps_text) b.dependencies = parse_make_dependencies(*deps_text);
-    if (b.dependencies.empty()) {
-        b.failure = "the compiler wrote no dependency list (" + deps + ")";
-        return finish();
-    }
-    const DependencyCheck included = check_dependencies(b.dependencies, src, ctx.roots);
+    // A compile stopped in its preprocessor writes no list: the files its messages name count too.
+    std::vector<std::string> read = b.dependencies;
+    for (const auto& file : files_named_in_messages(compile.output))
+        if (std::find(read.begin(), read.end(), file) == read.end()) read.push_back(file);
+    const DependencyCheck included = check_dependencies(read, src, ctx.roots);
     if (!included.outside.empty()) {
+        b.output = "(the compiler's messages are withheld: they may quote " + included.outside.front() + ")\n";
         b.invalid =
             name + " includes " + included.outside.front() +
             (included.outside.size() > 1 ? " (and " + std::to_string(included.outside.size() - 1) + " more)" : "") +
             ", a file outside the submission and outside the compiler's and the system's headers;"
             " a submission is one file";
+        return finish();
+    }
+    if (!compile.status.ok()) {
+        b.failure = step_failure(compile, "compiler", "compile error");
+        return finish();
+    }
+    // (The source is always on the list: an empty one was not written by the compiler.)
+    if (b.dependencies.empty()) {
+        b.failure = "the compiler wrote no dependency list (" + deps + ")";
         return finish();
     }
     b.library_use = included.library_use;

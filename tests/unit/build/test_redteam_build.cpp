@@ -63,3 +63,83 @@ TEST_CASE("a source of mode 0600 (the grader reads it, the sandbox's uid cannot)
     fs::permissions(dir, fs::perms::owner_all);
     fs::remove_all(dir);
 }
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("files_named_in_messages: where gcc's, nvcc's front end's and the assembler's messages point")
+{
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_redteam_named_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string a = (dir / "a.txt").string(), b = (dir / "b(1).h").string();
+    std::ofstream(a) << "x\n";
+    std::ofstream(b) << "y\n";
+    const std::string messages = "In file included from /submission/missing.cu:1:\n"
+                                 "                 from " + a + ":3,\n" +
+                                 a + ":1:3: error: invalid preprocessing directive #System\n" +
+                                 b + "(12): error: expected a \";\"\n"
+                                 "/tmp/ccNOTHERE.s:5: Error: unable to include `/dev/zero'\n"
+                                 "relative.h:1:1: error: x\n"
+                                 "  root:x:0:0:root:/root:/bin/bash\n"
+                                 "2 errors detected in the compilation of \"/submission/x.cu\".\n";
+    const std::vector<std::string> named = files_named_in_messages(messages);
+    CHECK(named == std::vector<std::string>{a, b});
+    fs::remove_all(dir);
+}
+
+// Every file the sandbox's uid can read below /usr and /etc (and, without the sandbox, anywhere) can
+// be #included; the dependency list names it and the build refuses the file, but only after a
+// successful compile: a compile that failed had its messages kept, and they quote the included
+// file's lines ("/etc/passwd(1): error: ...\n  root:x:0:0:root:/root:/bin/bash"), which the
+// student's results show. A failure in the preprocessor writes no dependency list at all
+// ("#include FILE" then "#error"), and gcc quotes every line it cannot read as a directive.
+TEST_CASE("real nvcc: a file outside the submission, #included by a compile that fails, is refused and not quoted")
+{
+    const Toolchain real = default_toolchain(fs::read_symlink("/proc/self/exe").string());
+    if (::access(real.nvcc.c_str(), X_OK) != 0) {
+        MESSAGE("skipped: no nvcc at " << real.nvcc);
+        return;
+    }
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_redteam_quote_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "outside");
+    const fs::path notes = dir / "outside" / "notes.txt";
+    std::ofstream(notes) << "# don't show this: SECRET-LINE-1\nSECRET-LINE-2 x y z\n";
+    const std::vector<std::pair<std::string, std::string>> sources = {
+        // The front end fails on the file's text: the dependency list is written.
+        {"front_end", "#include \"" + notes.string() + "\"\n"},
+        // The preprocessor fails: no dependency list, the file named only in the messages.
+        {"preprocessor", "#include \"" + notes.string() + "\"\n#error stop\n"},
+    };
+    std::vector<std::pair<std::string, std::string>> work;
+    for (const auto& [name, text] : sources) {
+        fs::create_directories(dir / name / "work");
+        std::ofstream(dir / name / "scan_kogge_stone.cu") << text;
+        work.emplace_back((dir / name / "scan_kogge_stone.cu").string(), (dir / name / "work" / "runner").string());
+    }
+    const auto results = build_runners(real, work, 2, nullptr);
+    for (std::size_t k = 0; k < results.size(); ++k) {
+        CAPTURE(sources[k].first);
+        INFO(results[k].failure << results[k].invalid << "\n" << results[k].output);
+        CHECK_FALSE(results[k].ok);
+        CHECK(contains(results[k].invalid, "notes.txt"));
+        CHECK(contains(results[k].invalid, "outside the submission"));
+        CHECK_FALSE(contains(results[k].output, "SECRET-LINE"));
+    }
+    // An honest compile error keeps its messages.
+    fs::create_directories(dir / "honest" / "work");
+    std::ofstream(dir / "honest" / "scan_kogge_stone.cu") << "#include \"missing.h\"\n";
+    const auto honest = build_runners(
+        real, {{(dir / "honest" / "scan_kogge_stone.cu").string(), (dir / "honest" / "work" / "runner").string()}}, 1,
+        nullptr);
+    CHECK(honest.at(0).failure == "compile error");
+    CHECK(contains(honest.at(0).output, "missing.h"));
+    fs::remove_all(dir);
+}
