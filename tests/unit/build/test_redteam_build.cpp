@@ -99,7 +99,8 @@ TEST_CASE("files_named_in_messages: where gcc's, nvcc's front end's and the asse
 // successful compile: a compile that failed had its messages kept, and they quote the included
 // file's lines ("/etc/passwd(1): error: ...\n  root:x:0:0:root:/root:/bin/bash"), which the
 // student's results show. A failure in the preprocessor writes no dependency list at all
-// ("#include FILE" then "#error"), and gcc quotes every line it cannot read as a directive.
+// ("#include FILE" then "#error"), and gcc quotes every line it cannot read as a directive; the
+// assembler's `.include` (inline asm) is in no list, and gas quotes every line it cannot assemble.
 TEST_CASE("real nvcc: a file outside the submission, #included by a compile that fails, is refused and not quoted")
 {
     const Toolchain real = default_toolchain(fs::read_symlink("/proc/self/exe").string());
@@ -117,6 +118,8 @@ TEST_CASE("real nvcc: a file outside the submission, #included by a compile that
         {"front_end", "#include \"" + notes.string() + "\"\n"},
         // The preprocessor fails: no dependency list, the file named only in the messages.
         {"preprocessor", "#include \"" + notes.string() + "\"\n#error stop\n"},
+        // The assembler's .include: in no dependency list, its errors quote each line.
+        {"assembler", "asm(\".include \\\"" + notes.string() + "\\\"\");\n"},
     };
     std::vector<std::pair<std::string, std::string>> work;
     for (const auto& [name, text] : sources) {
@@ -142,4 +145,53 @@ TEST_CASE("real nvcc: a file outside the submission, #included by a compile that
     CHECK(honest.at(0).failure == "compile error");
     CHECK(contains(honest.at(0).output, "missing.h"));
     fs::remove_all(dir);
+}
+
+// KNOWN HOLE (should_fail until fixed): the assembler's `.incbin "FILE"` in inline asm copies any
+// file the compile can read (in the sandbox: everything below /usr and /etc that uid 65534 reads,
+// the toolkit, a grader installed below /usr/local with its lib/reference-ptx/) into the object's
+// data, where the launcher can print it at run time: a read of a file that the host-call check
+// refuses as open/fopen, unseen by the dependency list and by the object scan (text is no code).
+// Measured: `.incbin "/etc/passwd"` in .rodata, printed by the launcher, passes every build check.
+// The fix: read the kept preprocessed host source (nvcc --keep's .ii, macros expanded), join each
+// run of adjacent string literals with their escapes decoded (octal, \x, \u), and refuse the gas
+// directives that read files (.incbin, .include, any letter case); or bind a narrower /etc and hide
+// /usr/local but the toolkit in the compile's sandbox.
+TEST_CASE("real nvcc: inline asm's .incbin of a file outside the submission is refused or named" *
+          doctest::should_fail())
+{
+    const Toolchain real = default_toolchain(fs::read_symlink("/proc/self/exe").string());
+    if (::access(real.nvcc.c_str(), X_OK) != 0) {
+        MESSAGE("skipped: no nvcc at " << real.nvcc);
+        FAIL("no nvcc: the hole is not measured");  // should_fail: passes
+    }
+    const fs::path dir = fs::temp_directory_path() / ("grader_test_redteam_incbin_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "outside");
+    fs::create_directories(dir / "sub" / "work");
+    const fs::path notes = dir / "outside" / "rubric-notes.txt";
+    std::ofstream(notes) << "hidden case sizes: 4196353, 67108864\n";
+    // Macros split the directive, so that no text scan of the source sees it.
+    std::ofstream(dir / "sub" / "scan_kogge_stone.cu")
+        << "#include <cstdio>\n"
+           "#define DIRECTIVE(a, b) \".\" #a #b\n"
+           "asm(\".pushsection .rodata\\n.globl grabbed\\ngrabbed:\\n\" DIRECTIVE(inc, bin) \" \\\""
+        << notes.string()
+        << "\\\"\\n.byte 0\\n.popsection\");\n"
+           "extern \"C\" const char grabbed[];\n"
+           "__global__ void copy(const float* in, float* out, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = in[i]; }\n"
+           "void scan_kogge_stone(const float* in, float* out, int n) {\n"
+           "  std::printf(\"%s\", grabbed);\n"
+           "  copy<<<(n + 255) / 256, 256>>>(in, out, n); }\n";
+    const auto results = build_runners(
+        real, {{(dir / "sub" / "scan_kogge_stone.cu").string(), (dir / "sub" / "work" / "runner").string()}}, 1,
+        nullptr);
+    const BuildResult& b = results.at(0);
+    INFO(b.failure << b.invalid << "\n" << b.output);
+    REQUIRE(b.failure.empty());  // it compiled (the hole's premise)
+    bool named = contains(b.invalid, "incbin");
+    for (const auto& f : b.code_findings) named = named || contains(f, "incbin");
+    fs::remove_all(dir);
+    CHECK(named);
 }
