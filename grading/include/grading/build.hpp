@@ -330,6 +330,11 @@ std::optional<KernelFingerprint> fingerprint_from_json(const nlohmann::json& jso
 // The PTX-like instructions (an opcode with a dotted suffix) in the source's inline `asm`
 // statements, comments skipped: a hint of PTX written or pasted into the file.
 std::size_t inline_asm_instructions(const std::string& source);
+// The assembler directives that read a file or build a directive's name (.incbin, .include, .macro,
+// .irp, .altmacro; any letter case) in a C++ text's inline `asm` statements. Given the front end's
+// output (nvcc --keep's <stem>.cudafe1.cpp: macros expanded, adjacent literals joined, escapes
+// decoded), no spelling of the source hides them.
+std::vector<std::string> assembler_file_directives(const std::string& source);
 // At least this many is "PTX of substantial size", named for course staff.
 constexpr std::size_t substantial_inline_ptx = 40;
 

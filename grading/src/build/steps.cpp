@@ -221,6 +221,21 @@ std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::ve
     }
     if (!b.reference.compared) b.not_checked.push_back("the PTX against the reference's: " + b.reference.note);
 
+    // The assembler reading a file at the build (`.incbin "/etc/..."` in inline asm): a file's bytes
+    // in the object, which no dependency list names. Read from the front end's output, in which
+    // macros, split literals and escapes are resolved.
+    if (const std::optional<std::string> host = whole_file((out / "keep" / (stem + ".cudafe1.cpp")).string(),
+                                                           max_object_bytes)) {
+        const std::vector<std::string> directives = assembler_file_directives(*host);
+        if (!directives.empty())
+            refused.push_back("has the assembler directive `" + directives.front() +
+                              "` in inline `asm`, which reads a file (or builds a directive) while the file is "
+                              "built; a submission is its own code");
+    } else {
+        b.not_checked.push_back("the inline asm's assembler directives: the compiler kept no " + stem +
+                                ".cudafe1.cpp");
+    }
+
     // At most max_findings of each, for results.json: the message counts them all.
     auto keep = [&](const std::vector<std::string>& found, const char* what) {
         for (std::size_t k = 0; k < found.size() && k < max_findings; ++k)

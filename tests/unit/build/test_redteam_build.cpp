@@ -147,23 +147,19 @@ TEST_CASE("real nvcc: a file outside the submission, #included by a compile that
     fs::remove_all(dir);
 }
 
-// KNOWN HOLE (should_fail until fixed): the assembler's `.incbin "FILE"` in inline asm copies any
-// file the compile can read (in the sandbox: everything below /usr and /etc that uid 65534 reads,
-// the toolkit, a grader installed below /usr/local with its lib/reference-ptx/) into the object's
-// data, where the launcher can print it at run time: a read of a file that the host-call check
-// refuses as open/fopen, unseen by the dependency list and by the object scan (text is no code).
-// Measured: `.incbin "/etc/passwd"` in .rodata, printed by the launcher, passes every build check.
-// The fix: read the kept preprocessed host source (nvcc --keep's .ii, macros expanded), join each
-// run of adjacent string literals with their escapes decoded (octal, \x, \u), and refuse the gas
-// directives that read files (.incbin, .include, any letter case); or bind a narrower /etc and hide
-// /usr/local but the toolkit in the compile's sandbox.
-TEST_CASE("real nvcc: inline asm's .incbin of a file outside the submission is refused or named" *
-          doctest::should_fail())
+// The assembler's `.incbin "FILE"` in inline asm copied any file the compile can read (in the
+// sandbox: everything below /usr and /etc that uid 65534 reads, the toolkit, a grader installed below
+// /usr/local with its lib/reference-ptx/) into the object's data, where the launcher can print it at
+// run time: a read of a file that the host-call check refuses as open/fopen, unseen by the dependency
+// list and by the object scan (text is no code). Measured: `.incbin "/etc/passwd"` in .rodata,
+// printed by the launcher, passed every build check. Now refused from the front end's output
+// (nvcc --keep's .cudafe1.cpp), where the macros that split the directive are expanded.
+TEST_CASE("real nvcc: inline asm's .incbin of a file outside the submission is refused")
 {
     const Toolchain real = default_toolchain(fs::read_symlink("/proc/self/exe").string());
     if (::access(real.nvcc.c_str(), X_OK) != 0) {
         MESSAGE("skipped: no nvcc at " << real.nvcc);
-        FAIL("no nvcc: the hole is not measured");  // should_fail: passes
+        return;
     }
     const fs::path dir = fs::temp_directory_path() / ("grader_test_redteam_incbin_" + std::to_string(getpid()));
     fs::remove_all(dir);
@@ -190,8 +186,25 @@ TEST_CASE("real nvcc: inline asm's .incbin of a file outside the submission is r
     const BuildResult& b = results.at(0);
     INFO(b.failure << b.invalid << "\n" << b.output);
     REQUIRE(b.failure.empty());  // it compiled (the hole's premise)
-    bool named = contains(b.invalid, "incbin");
-    for (const auto& f : b.code_findings) named = named || contains(f, "incbin");
+    CHECK_FALSE(b.ok);
+    CHECK(contains(b.invalid, "`.incbin`"));
     fs::remove_all(dir);
-    CHECK(named);
+}
+
+TEST_CASE("assembler_file_directives: the directives that read a file or build one, however spelled")
+{
+    CHECK(assembler_file_directives("asm(\".pushsection .rodata\\n.incbin \\\"/etc/passwd\\\"\");").size() == 1);
+    CHECK(assembler_file_directives("__asm__ volatile(\".INCLUDE \\\"x.s\\\"\");") ==
+          std::vector<std::string>{".include"});
+    // Split literals (the source's own text; the front end's output has them joined).
+    CHECK(assembler_file_directives("asm(\".\" \"inc\"\n \"bin \\\"f\\\"\");") ==
+          std::vector<std::string>{".incbin"});
+    // A directive's name built by the assembler's own macros.
+    CHECK(assembler_file_directives("asm(\".irpc c, i\\n.\\\\c\\\\()ncbin \\\"f\\\"\\n.endr\");") ==
+          std::vector<std::string>{".irp"});
+    // Honest: PTX in a device function, a label on a declaration, the word in a comment or a string.
+    CHECK(assembler_file_directives("asm volatile(\"bar.sync 0;\"); // .incbin\n"
+                                    "extern int f() __asm__(\"f\");\n"
+                                    "const char* s = \".incbin\";\n")
+              .empty());
 }
