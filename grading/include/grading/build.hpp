@@ -189,6 +189,11 @@ std::vector<BuildResult> check_sources(const Toolchain& toolchain,
 // "\ " for a space in a name; every rule's prerequisites, in order, without repeats.
 std::vector<std::string> parse_make_dependencies(const std::string& text);
 
+// The files a compiler's messages name where a message starts ("PATH:LINE:", "PATH(LINE):", "In file
+// included from PATH:LINE"): absolute paths of files that exist here, in order, without repeats. What a
+// compile read when it stopped before it wrote its dependency list, whose messages quote those files.
+std::vector<std::string> files_named_in_messages(const std::string& messages);
+
 // The toolchain's root: nvcc's real path (PATH searched when it has no slash), two levels up.
 std::string toolchain_root(const std::string& nvcc);
 // The folders whose headers a submission may read: the toolchain's include folders (<root>/include,
@@ -325,6 +330,11 @@ std::optional<KernelFingerprint> fingerprint_from_json(const nlohmann::json& jso
 // The PTX-like instructions (an opcode with a dotted suffix) in the source's inline `asm`
 // statements, comments skipped: a hint of PTX written or pasted into the file.
 std::size_t inline_asm_instructions(const std::string& source);
+// The assembler directives that read a file or build a directive's name (.incbin, .include, .macro,
+// .irp, .altmacro; any letter case) in a C++ text's inline `asm` statements. Given the front end's
+// output (nvcc --keep's <stem>.cudafe1.cpp: macros expanded, adjacent literals joined, escapes
+// decoded), no spelling of the source hides them.
+std::vector<std::string> assembler_file_directives(const std::string& source);
 // At least this many is "PTX of substantial size", named for course staff.
 constexpr std::size_t substantial_inline_ptx = 40;
 

@@ -42,6 +42,10 @@ struct SanitizerReport {
     std::vector<SanitizerFinding> findings;  // distinct findings, at most max_findings
     std::size_t not_listed = 0;  // distinct findings beyond max_findings
     std::string tool_error;      // the tool itself failed ("Error: ..." outside a race report)
+    // The summary counts errors, and not one report of them was read: the program's own output (the
+    // same log) pushed them out of what was read, or they are of a kind the reader does not know.
+    // Never "clean" (red team 20: a racy launcher that prints a megabyte after each kernel).
+    bool errors_unshown() const { return summary_errors > 0 && findings.empty() && not_listed == 0; }
 };
 
 // Reads compute-sanitizer's text output of `tool` (default prefix "========= "); lines without

@@ -2,8 +2,10 @@
 // them a submission may read (the toolchain's and the system's headers), and which belong to a
 // library the exercise must not call.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include "grading/build.hpp"
 #include "harness/sandbox.hpp"
@@ -72,6 +74,43 @@ std::vector<std::string> parse_make_dependencies(const std::string& text)
     }
     flush();
     return result;
+}
+
+std::vector<std::string> files_named_in_messages(const std::string& messages)
+{
+    std::vector<std::string> files;
+    std::size_t begin = 0;
+    while (begin < messages.size()) {
+        std::size_t end = messages.find('\n', begin);
+        if (end == std::string::npos) end = messages.size();
+        std::string_view line(messages.data() + begin, end - begin);
+        begin = end + 1;
+        // gcc's "In file included from PATH:LINE," and its continuation "                 from PATH:LINE".
+        const std::size_t start = line.find_first_not_of(' ');
+        if (start == std::string_view::npos) continue;
+        line.remove_prefix(start);
+        for (const std::string_view lead : {std::string_view("In file included from "), std::string_view("from ")})
+            if (line.substr(0, lead.size()) == lead) {
+                line.remove_prefix(lead.size());
+                break;
+            }
+        if (line.empty() || line.front() != '/') continue;
+        // PATH:LINE (gcc, the assembler) or PATH(LINE) (nvcc's front end): the first such mark that
+        // ends the path of a file ("b(1).h(12)" names b(1).h).
+        for (std::size_t k = 1; k + 1 < line.size(); ++k) {
+            const bool gcc = line[k] == ':' && std::isdigit(static_cast<unsigned char>(line[k + 1]));
+            const bool edg = line[k] == '(' && std::isdigit(static_cast<unsigned char>(line[k + 1]));
+            if (!gcc && !edg) continue;
+            const std::string path(line.substr(0, k));
+            // Only a file of this machine's: the compiler's own temporaries in the sandbox's private
+            // /tmp (its assembler's "/tmp/ccXXXX.s:5: Error") are no file the submission read.
+            std::error_code ec;
+            if (!fs::is_regular_file(path, ec)) continue;
+            add_unique(files, path);
+            break;
+        }
+    }
+    return files;
 }
 
 std::vector<std::string> header_roots(const std::string& root)

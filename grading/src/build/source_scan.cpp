@@ -152,9 +152,13 @@ std::size_t ptx_like_instructions(const std::string& text)
 
 }  // namespace
 
-std::size_t inline_asm_instructions(const std::string& source)
+namespace {
+
+// The text of each inline `asm` statement of a C++ text (its literals, each followed by a line end),
+// comments and other literals skipped.
+std::vector<std::string> inline_asm_texts(const std::string& source)
 {
-    std::size_t count = 0;
+    std::vector<std::string> texts;
     const std::string& s = source;
     for (std::size_t i = 0; i < s.size();) {
         if (s.compare(i, 2, "//") == 0) {
@@ -205,10 +209,37 @@ std::size_t inline_asm_instructions(const std::string& source)
                 text += '\n';
             }
         }
-        count += ptx_like_instructions(text);
+        texts.push_back(std::move(text));
         i = k;
     }
+    return texts;
+}
+
+}  // namespace
+
+std::size_t inline_asm_instructions(const std::string& source)
+{
+    std::size_t count = 0;
+    for (const auto& text : inline_asm_texts(source)) count += ptx_like_instructions(text);
     return count;
+}
+
+std::vector<std::string> assembler_file_directives(const std::string& source)
+{
+    // .incbin and .include read a file; .macro, .irp, .irpc and .altmacro build a directive's name
+    // from pieces (".irpc c, i\n.\c\()ncbin"), which no search for the name would see.
+    static constexpr std::string_view directives[] = {".incbin", ".include", ".macro", ".irp", ".altmacro"};
+    std::vector<std::string> found;
+    for (const auto& text : inline_asm_texts(source)) {
+        std::string joined;  // the literals' lines joined ("." "incbin" split by a macro), lower case
+        for (const char c : text)
+            if (c != '\n' && c != '\r') joined += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (const std::string_view directive : directives)
+            if (joined.find(directive) != std::string::npos &&
+                std::find(found.begin(), found.end(), directive) == found.end())
+                found.emplace_back(directive);
+    }
+    return found;
 }
 
 }  // namespace grading

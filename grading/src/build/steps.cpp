@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -220,6 +221,21 @@ std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::ve
     }
     if (!b.reference.compared) b.not_checked.push_back("the PTX against the reference's: " + b.reference.note);
 
+    // The assembler reading a file at the build (`.incbin "/etc/..."` in inline asm): a file's bytes
+    // in the object, which no dependency list names. Read from the front end's output, in which
+    // macros, split literals and escapes are resolved.
+    if (const std::optional<std::string> host = whole_file((out / "keep" / (stem + ".cudafe1.cpp")).string(),
+                                                           max_object_bytes)) {
+        const std::vector<std::string> directives = assembler_file_directives(*host);
+        if (!directives.empty())
+            refused.push_back("has the assembler directive `" + directives.front() +
+                              "` in inline `asm`, which reads a file (or builds a directive) while the file is "
+                              "built; a submission is its own code");
+    } else {
+        b.not_checked.push_back("the inline asm's assembler directives: the compiler kept no " + stem +
+                                ".cudafe1.cpp");
+    }
+
     // At most max_findings of each, for results.json: the message counts them all.
     auto keep = [&](const std::vector<std::string>& found, const char* what) {
         for (std::size_t k = 0; k < found.size() && k < max_findings; ++k)
@@ -344,34 +360,66 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
     const std::string nvcc = boxed ? ctx.sandbox_nvcc : ctx.toolchain.nvcc;
     const auto limit = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.toolchain.compile_limit);
 
+    // The sandbox reads the grader's copy of the file, readable by its uid: a file of mode 0600 (unzip
+    // and tar keep the mode a student's machine gave it) is the grader's to read, and was a compile
+    // error of the student's ("Permission denied") when bound itself.
+    std::string bound_source = source;
+    if (boxed) {
+        const std::optional<std::string> text = whole_file(source, max_source_bytes);
+        if (!text) {
+            b.failure = "the grader could not read " + name;
+            return finish();
+        }
+        const fs::path copy = dir / "submitted" / name;
+        fs::create_directories(copy.parent_path());
+        std::ofstream written(copy, std::ios::binary | std::ios::trunc);
+        written << *text;
+        written.close();
+        if (!written) {
+            b.failure = "the grader could not copy " + name + " into its work directory";
+            return finish();
+        }
+        fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                                  fs::perms::others_read);
+        bound_source = copy.string();
+    }
+
     // 1. Compile, writing the list of every file the compile read (host and device passes).
     const StepResult compile = run_step(ctx, {compile_command(nvcc, ctx.toolchain.arch, src, object, deps, o + "/keep"),
-                                              {{source, src, false}, {out.string(), "/out", true}},
+                                              {{bound_source, src, false}, {out.string(), "/out", true}},
                                               out.string(),
                                               (dir / "compile.log").string(),
                                               limit,
                                               max_messages});
     b.output = tail_text(harness::valid_text(compile.output), max_messages);
-    if (!compile.status.ok()) {
-        b.failure = step_failure(compile, "compiler", "compile error");
-        return finish();
-    }
 
-    // 2. What it read: only the source, the toolchain's headers and the system's. (The source is
-    // always on the list: an empty one was not written by the compiler.)
+    // 2. What it read: only the source, the toolchain's headers and the system's. Checked before the
+    // compile's status: the compiler writes the list before it compiles, and a compile that read a
+    // file outside them (`#include "/etc/passwd"`, an instructor's file below /usr) quotes its lines
+    // in its errors and warnings, which the student sees: those messages are withheld.
     const std::optional<std::string> deps_text = whole_file((out / "deps.d").string(), 64u << 20);
     if (deps_text) b.dependencies = parse_make_dependencies(*deps_text);
-    if (b.dependencies.empty()) {
-        b.failure = "the compiler wrote no dependency list (" + deps + ")";
-        return finish();
-    }
-    const DependencyCheck included = check_dependencies(b.dependencies, src, ctx.roots);
+    // A compile stopped in its preprocessor writes no list: the files its messages name count too.
+    std::vector<std::string> read = b.dependencies;
+    for (const auto& file : files_named_in_messages(compile.output))
+        if (std::find(read.begin(), read.end(), file) == read.end()) read.push_back(file);
+    const DependencyCheck included = check_dependencies(read, src, ctx.roots);
     if (!included.outside.empty()) {
+        b.output = "(the compiler's messages are withheld: they may quote " + included.outside.front() + ")\n";
         b.invalid =
             name + " includes " + included.outside.front() +
             (included.outside.size() > 1 ? " (and " + std::to_string(included.outside.size() - 1) + " more)" : "") +
             ", a file outside the submission and outside the compiler's and the system's headers;"
             " a submission is one file";
+        return finish();
+    }
+    if (!compile.status.ok()) {
+        b.failure = step_failure(compile, "compiler", "compile error");
+        return finish();
+    }
+    // (The source is always on the list: an empty one was not written by the compiler.)
+    if (b.dependencies.empty()) {
+        b.failure = "the compiler wrote no dependency list (" + deps + ")";
         return finish();
     }
     b.library_use = included.library_use;
@@ -397,13 +445,13 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
 
     // 4. Code the student did not write: what it calls, what its object holds, the raw system
     // calls in its host code, the PTX against the hidden reference's.
-    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, source, out); !refused.empty()) {
+    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, bound_source, out); !refused.empty()) {
         b.invalid = name + " " + refused;
         return finish();
     }
 
-    read_technique(ctx, b, symbol_table, source, out);
-    read_fingerprint(ctx, b, source, out);
+    read_technique(ctx, b, symbol_table, bound_source, out);
+    read_fingerprint(ctx, b, bound_source, out);
 
     if (!ctx.link) {
         b.ok = true;

@@ -155,7 +155,7 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         const SanitizerReport report = parse_sanitizer_output(text, tool);
         nlohmann::json findings = nlohmann::json::array();
         for (const auto& f : report.findings) findings.push_back(sanitizer_finding_json(f));
-        nlohmann::json entry = {{"checked", report.summary_seen && report.tool_error.empty()},
+        nlohmann::json entry = {{"checked", report.summary_seen && report.tool_error.empty() && !report.errors_unshown()},
                                 {"findings", findings},
                                 {"not_listed", report.not_listed},
                                 {"cases", labels},
@@ -166,9 +166,16 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
             entry["why"] = "compute-sanitizer failed: " + report.tool_error;
         else if (!report.summary_seen)
             entry["why"] = "compute-sanitizer's report did not end (no ERROR SUMMARY): findings may be missing";
-        if (!findings.empty()) step.tools_with_findings.push_back(tool);
+        else if (report.errors_unshown())
+            entry["why"] = "compute-sanitizer counted " + std::to_string(report.summary_errors) +
+                           " error(s) and its log, as read, shows none of them (the program's own output can "
+                           "push them out): findings are missing";
+        // Errors the tool counted but the log no longer shows cost as findings do: hiding them must
+        // not be cheaper than having them.
+        if (!findings.empty() || report.errors_unshown()) step.tools_with_findings.push_back(tool);
         progress << "  " << tool << ": "
                  << (!findings.empty() ? std::to_string(report.findings.size() + report.not_listed) + " finding(s)"
+                     : report.errors_unshown() ? std::to_string(report.summary_errors) + " error(s) counted, none shown"
                      : entry.value("checked", false) ? std::string("clean")
                                                      : std::string("not checked"))
                  << "\n";
