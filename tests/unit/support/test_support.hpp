@@ -1,0 +1,52 @@
+// What many tests need and each used to define for itself: text search, files read and written,
+// a fresh directory per test, the fixture programs. One copy here (tests/unit/support/), included
+// by every test under tests/unit/ as "support/test_support.hpp".
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <unistd.h>
+
+namespace test_support {
+
+inline bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+// The whole file, byte for byte; empty when it cannot be read.
+inline std::string file_text(const std::filesystem::path& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// Writes `text` to `path`, creating its directory first.
+inline void write_file(const std::filesystem::path& path, const std::string& text)
+{
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+// An empty directory of this test process: temp/grader_<pid>_<name> (removed first if it exists).
+inline std::filesystem::path fresh_dir(const std::string& name)
+{
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("grader_" + std::to_string(::getpid()) + "_" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+#ifdef GRADER_FIXTURE_DIR
+// The path of a fixture program (tests/fixtures), for the tests whose target defines GRADER_FIXTURE_DIR.
+inline std::string fixture(const std::string& name)
+{
+    return std::string(GRADER_FIXTURE_DIR) + "/" + name;
+}
+#endif
+
+}  // namespace test_support
