@@ -195,8 +195,8 @@ private:
 // The convolutions by their definition, one output element per thread and loop step, the mask in
 // global memory, ghost cells 0: a height x width image with a mask_rows x mask_width mask (1D: one
 // row of n elements, a mask of one row).
-__global__ void direct_convolution(const float* in, const float* mask, float* out, int height, int width,
-                                   int mask_rows, int mask_width)
+__global__ void direct_convolution(const float* in, const float* mask, float* out, int height, int width, int mask_rows,
+                                   int mask_width)
 {
     const int ry = mask_rows / 2, rx = mask_width / 2;
     const std::int64_t pixels = std::int64_t(height) * width;

@@ -165,13 +165,12 @@ void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, con
     const std::int64_t n_out = static_cast<std::int64_t>(raw.out_with_guards.size() / element) - 2 * guard_elements;
     const std::size_t guard_bytes = static_cast<std::size_t>(guard_elements) * element;
     const std::uint8_t* out = raw.out_with_guards.data();
-    check_zone_pair(out, out + guard_bytes + static_cast<std::size_t>(n_out) * element, type,
-                    poison.unwritten, "out", n_out, d);
-    check_zone_pair(raw.in_guards.data(), raw.in_guards.data() + guard_bytes, type,
-                    poison.input_guard, "in", n_in, d);
+    check_zone_pair(out, out + guard_bytes + static_cast<std::size_t>(n_out) * element, type, poison.unwritten, "out",
+                    n_out, d);
+    check_zone_pair(raw.in_guards.data(), raw.in_guards.data() + guard_bytes, type, poison.input_guard, "in", n_in, d);
     if (!raw.scratch_guards.empty())
-        check_zone_pair(raw.scratch_guards.data(), raw.scratch_guards.data() + guard_bytes, type,
-                        poison.scratch, "scratch", n_in + scratch_extra, d);
+        check_zone_pair(raw.scratch_guards.data(), raw.scratch_guards.data() + guard_bytes, type, poison.scratch,
+                        "scratch", n_in + scratch_extra, d);
     const std::uint64_t expected_checksum = bits_checksum(inputs.input_data(), inputs.input_bytes() / element, f64);
     if (raw.input_checksum != expected_checksum) {
         std::string where = raw.input_first_changed >= 0

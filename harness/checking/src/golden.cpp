@@ -44,13 +44,14 @@ std::uint64_t expected_checksum(const Expected& expected, ElementType type)
     // output_checksum's terms, chunk by chunk: their sum modulo 2^64 is the same in any order.
     const std::vector<std::uint64_t> sums = with_element_type(type, [&](auto zero) {
         using Value = decltype(zero);
-        return parallel_chunks<std::uint64_t>(
-            0, static_cast<std::int64_t>(expected.value.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {
-                std::uint64_t sum = 0;
-                for (auto i = static_cast<std::uint64_t>(begin); i < static_cast<std::uint64_t>(end); ++i)
-                    sum += checksum_term(i, static_cast<Value>(expected.value[i]));
-                return sum;
-            });
+        return parallel_chunks<std::uint64_t>(0, static_cast<std::int64_t>(expected.value.size()), element_grain,
+                                              [&](std::int64_t begin, std::int64_t end) {
+                                                  std::uint64_t sum = 0;
+                                                  for (auto i = static_cast<std::uint64_t>(begin);
+                                                       i < static_cast<std::uint64_t>(end); ++i)
+                                                      sum += checksum_term(i, static_cast<Value>(expected.value[i]));
+                                                  return sum;
+                                              });
     });
     std::uint64_t checksum = 0;
     for (std::uint64_t sum : sums) checksum += sum;

@@ -1,4 +1,5 @@
 // Convolution cases and inputs (harness_core: the runner generates the same inputs as the grader).
+#include <algorithm>
 #include <cmath>
 
 #include "convolution/convolution.hpp"
@@ -76,6 +77,16 @@ public:
         const std::string shape =
             two_d_ ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
         return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
+    }
+
+    // An image keeps its width and loses rows.
+    Case scaled_down(const Case& c, std::int64_t elements) const override
+    {
+        if (!two_d_) return ExerciseFamily::scaled_down(c, elements);
+        Case small = c;
+        small.height = static_cast<int>(std::max<std::int64_t>(1, elements / c.width));
+        small.n = static_cast<std::int64_t>(small.height) * c.width;
+        return small;
     }
 
     // CUB has no convolution: checked against the definition, timed beside the copy alone.

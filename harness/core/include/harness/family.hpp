@@ -1,7 +1,7 @@
 // What the runner and the grader both need to know of an exercise family: its cases, their inputs,
-// the buffers its launcher takes, and how `grade bench` checks its reference. One implementation per id of harness/families.def, in that
-// family's folder under harness/families/; the grader-side half (golden results, diagnosis) is
-// FamilyChecks in harness_checking.
+// the buffers its launcher takes and how `grade bench` checks its reference. One implementation per
+// id of harness/families.def, in that family's folder under harness/families/; the grader-side half
+// (golden results, diagnosis) is FamilyChecks in harness_checking.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +58,14 @@ public:
     // A case's label from its shape and data kind: size_label() unless the family's cases have more
     // shape than n.
     virtual std::string label(const Case& c) const;
+    // The same kind of case at `elements` elements or a few fewer (an image: whole rows), for
+    // timing the CPU version on less than a large case (harness/baseline.hpp).
+    virtual Case scaled_down(const Case& c, std::int64_t elements) const
+    {
+        Case small = c;
+        small.n = elements;
+        return small;
+    }
     virtual BenchPlan bench_plan(const Exercise& exercise) const = 0;
     // The shape of the bench's case of about `size` elements (its n, and whatever else the family's
     // cases carry); bench_case() below gives it its data, label and seed.
