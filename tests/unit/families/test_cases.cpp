@@ -402,3 +402,29 @@ TEST_CASE("the bench's plan and case come from the family (grade bench, both sid
     CHECK(bench_case(*find_exercise("conv2d_tiled"), 1).height == 1);
     CHECK(bench_case(*find_exercise("conv2d_tiled"), 5).height == 3);
 }
+
+TEST_CASE("a case scaled down by its family: an image keeps its width, whole rows")
+{
+    Case image;
+    image.height = image.width = 8192;
+    image.n = 8192 * 8192;
+    image.mask_width = 5;
+    const Case small_image = family_of(*find_exercise("conv2d_tiled")).scaled_down(image, 1'000'000);
+    CHECK(small_image.width == 8192);
+    CHECK(small_image.height == 122);
+    CHECK(small_image.n == 122 * 8192);
+    CHECK(small_image.mask_width == 5);
+    image.width = 2'000'000, image.height = 1, image.n = 2'000'000;  // wider than the target: one row
+    CHECK(family_of(*find_exercise("conv2d_tiled")).scaled_down(image, 1'000'000).height == 1);
+
+    Case row;
+    row.n = std::int64_t{1} << 26;
+    row.mask_width = 7;
+    const Case small_row = family_of(*find_exercise("conv1d_tiled")).scaled_down(row, 1'000'000);
+    CHECK(small_row.n == 1'000'000);
+    CHECK(small_row.height == 0);
+    CHECK(small_row.mask_width == 7);
+    Case array;
+    array.n = std::int64_t{1} << 27;
+    CHECK(family_of(*find_exercise("reduce_unroll_last_warp")).scaled_down(array, 1'000'000).n == 1'000'000);
+}

@@ -1,12 +1,13 @@
-// What many tests need and each used to define for itself: text search, files read and written,
-// a fresh directory per test, the fixture programs. One copy here (tests/unit/support/), included
-// by every test under tests/unit/ as "support/test_support.hpp".
+// What many tests need and each used to define for itself: text search, lines joined, files read
+// and written, a fresh directory per test, the fixture programs. One copy here
+// (tests/unit/support/), included by every test under tests/unit/ as "support/test_support.hpp".
 #pragma once
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -15,6 +16,14 @@ namespace test_support {
 inline bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;
+}
+
+// The lines, each ended by a newline.
+inline std::string joined_lines(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const auto& line : lines) text += line + "\n";
+    return text;
 }
 
 // The whole file, byte for byte; empty when it cannot be read.

@@ -20,12 +20,7 @@ namespace {
 
 using test_support::contains;
 
-std::string joined(const std::vector<std::string>& lines)
-{
-    std::string text;
-    for (const auto& line : lines) text += line + "\n";
-    return text;
-}
+using test_support::joined_lines;
 
 // An object with one .rodata section holding `bytes` (and a .text beside it).
 ObjectCheck with_rodata(const std::string& bytes, const std::string& own_fatbin = "", bool library = false)
@@ -68,16 +63,16 @@ TEST_CASE("synthetic: ELF files, cubins, fatbins, wrappers, PTX text and loaders
                           "compiled code this compile did not produce");
     std::string host_elf = cubin;
     host_elf[18] = 62;
-    CHECK(contains(joined(with_rodata(host_elf).refused), "an ELF file (e_machine 62)"));
+    CHECK(contains(joined_lines(with_rodata(host_elf).refused), "an ELF file (e_machine 62)"));
 
-    CHECK(contains(joined(with_rodata(std::string("\x50\xed\x55\xba\x01\x00\x10\x00", 8)).refused), "holds a fatbin in"));
-    CHECK(contains(joined(with_rodata(std::string("\xb1\x43\x62\x46\x01\x00\x00\x00", 8)).refused),
+    CHECK(contains(joined_lines(with_rodata(std::string("\x50\xed\x55\xba\x01\x00\x10\x00", 8)).refused), "holds a fatbin in"));
+    CHECK(contains(joined_lines(with_rodata(std::string("\xb1\x43\x62\x46\x01\x00\x00\x00", 8)).refused),
                    "holds a fatbin wrapper in"));
-    CHECK(contains(joined(with_rodata(".version 8.0\n.target sm_90\n.address_size 64\n").refused),
+    CHECK(contains(joined_lines(with_rodata(".version 8.0\n.target sm_90\n.address_size 64\n").refused),
                    "holds PTX text (\".target sm_\")"));
-    CHECK(contains(joined(with_rodata(std::string("x\0libnvrtc.so.13\0", 17)).refused),
+    CHECK(contains(joined_lines(with_rodata(std::string("x\0libnvrtc.so.13\0", 17)).refused),
                    "names \"libnvrtc.so.13\" in its data"));
-    CHECK(contains(joined(with_rodata(std::string("x\0cuModuleLoadData\0", 19)).refused), "names \"cuModuleLoadData\""));
+    CHECK(contains(joined_lines(with_rodata(std::string("x\0cuModuleLoadData\0", 19)).refused), "names \"cuModuleLoadData\""));
     // A loader's name inside a longer message is no lookup; a file that reads a library's headers
     // (CUB opens the driver itself) is not searched for them.
     CHECK(with_rodata(std::string("failed: see dlopen(3)\0", 22)).refused.empty());
@@ -107,28 +102,28 @@ TEST_CASE("synthetic: .nv_fatbin must be the compile's own fatbin, byte for byte
     // nvcc's own (padding after it allowed): nothing to say, the magic numbers included.
     CHECK(check_object(object(own, wrapper), own, false).refused.empty());
     CHECK(check_object(object(own + std::string(8, '\0'), wrapper), own, false).refused.empty());
-    CHECK(contains(joined(check_object(object(own + "more code", wrapper), own, false).refused),
+    CHECK(contains(joined_lines(check_object(object(own + "more code", wrapper), own, false).refused),
                    "holds 9 bytes more than this compile produced"));
     std::string changed = own;
     changed[20] ^= 1;
-    CHECK(contains(joined(check_object(object(changed, wrapper), own, false).refused),
+    CHECK(contains(joined_lines(check_object(object(changed, wrapper), own, false).refused),
                    "is not the code this compile produced"));
-    CHECK(contains(joined(check_object(object(own, wrapper + wrapper), own, false).refused),
+    CHECK(contains(joined_lines(check_object(object(own, wrapper + wrapper), own, false).refused),
                    "more than nvcc's one fatbin wrapper"));
     // Without the compiler's kept fatbin the comparison is said not to have been made.
-    CHECK(contains(joined(check_object(object(own, wrapper), "", false).not_checked), "the GPU code section"));
+    CHECK(contains(joined_lines(check_object(object(own, wrapper), "", false).not_checked), "the GPU code section"));
 }
 
 TEST_CASE("no ELF, a truncated one, tables outside the file, random bytes: not checked, never a crash")
 {
-    CHECK(contains(joined(check_object("", "", false).not_checked), "not an ELF file"));
-    CHECK(contains(joined(check_object("#!/bin/sh\n", "", false).not_checked), "not an ELF file"));
+    CHECK(contains(joined_lines(check_object("", "", false).not_checked), "not an ELF file"));
+    CHECK(contains(joined_lines(check_object("#!/bin/sh\n", "", false).not_checked), "not an ELF file"));
     std::string object = test_elf::object({{".rodata", 1, test_elf::alloc, "data"}});
-    CHECK(contains(joined(check_object(object.substr(0, object.size() / 2), "", false).not_checked),
+    CHECK(contains(joined_lines(check_object(object.substr(0, object.size() / 2), "", false).not_checked),
                    "a section table outside the file"));
     std::string bad = object;
     bad[40] = static_cast<char>(0xff);  // the section table's offset, far past the end
-    CHECK(contains(joined(check_object(bad, "", false).not_checked), "section table outside the file"));
+    CHECK(contains(joined_lines(check_object(bad, "", false).not_checked), "section table outside the file"));
     // Every single byte of a real object flipped in turn, and random bytes after an ELF header.
     for (std::size_t k = 0; k < object.size(); ++k) {
         std::string flipped = object;

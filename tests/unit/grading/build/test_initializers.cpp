@@ -20,12 +20,7 @@ namespace {
 
 using test_support::contains;
 
-std::string joined(const std::vector<std::string>& lines)
-{
-    std::string text;
-    for (const auto& line : lines) text += line + "\n";
-    return text;
-}
+using test_support::joined_lines;
 
 constexpr std::uint32_t r_64 = 1, r_pc32 = 2, r_plt32 = 4;
 constexpr std::uint8_t local = 0, global = 1, weak = 2, func = 2, object = 1, section = 3, notype = 0;
@@ -75,13 +70,13 @@ TEST_CASE("synthetic: nvcc's registration is the one initializer a file has; any
     CHECK(other.refused[0] == "runs `evil` before the grader's runner starts (.init_array): a submission's code runs "
                               "only when its launcher is called");
     // A global function with the name nvcc gives its own (local) registration is not nvcc's.
-    CHECK(contains(joined(check({{3, 0, 9, r_64, 0}}).refused), "before the grader's runner starts"));
+    CHECK(contains(joined_lines(check({{3, 0, 9, r_64, 0}}).refused), "before the grader's runner starts"));
     // Two entries, the second someone else's.
     CHECK(check({{3, 0, 1, r_64, 0}, {3, 8, 3, r_64, 0}}, sections(std::string(16, '\0'))).refused.size() == 1);
     // An entry written as a number, with no relocation: an address fixed by hand.
     std::string fixed(8, '\0');
     fixed[1] = 0x10;
-    CHECK(contains(joined(check({}, sections(fixed)).refused), "has an entry at a fixed address (0x1000)"));
+    CHECK(contains(joined_lines(check({}, sections(fixed)).refused), "has an entry at a fixed address (0x1000)"));
 }
 
 TEST_CASE("synthetic: the compiler's initializer of library objects passes; one that calls the student's code does not")
@@ -102,7 +97,7 @@ TEST_CASE("synthetic: the compiler's initializer of library objects passes; one 
     // calls the student's code is the student's code.
     std::vector<Relocation> through_library = library;
     through_library.push_back({1, 10, 3, r_plt32, -4});  // inside the std::vector destructor, a call to evil
-    CHECK(contains(joined(check(through_library).refused), "runs `evil`"));
+    CHECK(contains(joined_lines(check(through_library).refused), "runs `evil`"));
 }
 
 TEST_CASE("synthetic: .fini_array, .ctors, .preinit_array, .init code and ifunc resolvers are refused too")
@@ -112,18 +107,18 @@ TEST_CASE("synthetic: .fini_array, .ctors, .preinit_array, .init code and ifunc 
         s[2] = {name, type, flags, std::string(8, '\0')};
         return s;
     };
-    CHECK(contains(joined(check({{3, 0, 3, r_64, 0}}, with(".fini_array", 15, test_elf::alloc)).refused),
+    CHECK(contains(joined_lines(check({{3, 0, 3, r_64, 0}}, with(".fini_array", 15, test_elf::alloc)).refused),
                    "runs `evil` after the grader's runner ends (.fini_array)"));
-    CHECK(contains(joined(check({{3, 0, 3, r_64, 0}}, with(".ctors.00100", 1, test_elf::alloc)).refused),
+    CHECK(contains(joined_lines(check({{3, 0, 3, r_64, 0}}, with(".ctors.00100", 1, test_elf::alloc)).refused),
                    "runs `evil` before the grader's runner starts (.ctors.00100)"));
-    CHECK(contains(joined(check({{3, 0, 3, r_64, 0}}, with(".preinit_array", 16, test_elf::alloc)).refused),
+    CHECK(contains(joined_lines(check({{3, 0, 3, r_64, 0}}, with(".preinit_array", 16, test_elf::alloc)).refused),
                    "before the grader's runner starts"));
-    CHECK(contains(joined(check({}, with(".init", 1, test_elf::alloc | test_elf::exec)).refused),
+    CHECK(contains(joined_lines(check({}, with(".init", 1, test_elf::alloc | test_elf::exec)).refused),
                    "puts code in the program's .init section"));
 
     std::vector<test_elf::Symbol> y = symbols();
     y.push_back({"memcpy_resolver", 1, 0, 8, 10, global});  // STT_GNU_IFUNC
-    CHECK(contains(joined(check_object(test_elf::object(sections(), y, {}), "", false).refused),
+    CHECK(contains(joined_lines(check_object(test_elf::object(sections(), y, {}), "", false).refused),
                    "as an indirect function (ifunc), whose resolver runs before the grader's runner starts"));
 }
 
@@ -136,10 +131,10 @@ TEST_CASE("synthetic: nvcc's registration functions called from nvcc's code only
     REQUIRE(by_hand.refused.size() == 1);
     CHECK(by_hand.refused[0] == "calls `__cudaRegisterFatBinary` from `evil`, outside the code nvcc generates: "
                                 "registering GPU code by hand runs code this compile did not produce");
-    CHECK(contains(joined(check({{3, 0, 1, r_64, 0}, {1, 20, 6, r_plt32, -4}}).refused),
+    CHECK(contains(joined_lines(check({{3, 0, 1, r_64, 0}, {1, 20, 6, r_plt32, -4}}).refused),
                    "calls `__cudaRegisterFatBinary` from `__sti____cudaRegisterAll()`"));
     // Its address kept in data, to be called through a pointer.
-    CHECK(contains(joined(check({{3, 0, 1, r_64, 0}, {4, 8, 6, r_64, 0}}).refused),
+    CHECK(contains(joined_lines(check({{3, 0, 1, r_64, 0}, {4, 8, 6, r_64, 0}}).refused),
                    "keeps the address of `__cudaRegisterFatBinary` in `table`"));
 }
 
