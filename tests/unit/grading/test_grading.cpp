@@ -1,5 +1,5 @@
 // Scoring, the results JSON against its schema, the order of grading. (Finding and building the
-// files: tests/unit/build/.)
+// files: tests/unit/grading/build/.)
 #include <doctest/doctest.h>
 
 #include <algorithm>

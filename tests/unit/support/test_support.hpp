@@ -18,6 +18,13 @@ inline bool contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
+// The repository's root (GRADER_REPOSITORY, which grader_test_support defines): absolute, so
+// that no test depends on the folder CTest runs it in or on how the compiler spells __FILE__.
+inline std::filesystem::path repository()
+{
+    return GRADER_REPOSITORY;
+}
+
 // The lines, each ended by a newline.
 inline std::string joined_lines(const std::vector<std::string>& lines)
 {

@@ -23,7 +23,7 @@ using grading::BuildResult;
 namespace foreign_code {
 namespace {
 
-const fs::path repository = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+const fs::path repository = test_support::repository();
 
 struct Source {
     std::string name;

@@ -27,7 +27,7 @@ using namespace grading;
 
 namespace {
 
-const fs::path repository = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+const fs::path repository = test_support::repository();
 
 using test_support::contains;
 

@@ -27,7 +27,7 @@ using harness::Technique;
 
 namespace {
 
-const fs::path listings = GRADER_CUOBJDUMP_LISTINGS;  // tests/unit/build/cuobjdump
+const fs::path listings = GRADER_CUOBJDUMP_LISTINGS;  // tests/unit/grading/build/cuobjdump
 
 using test_support::file_text;
 
