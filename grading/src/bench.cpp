@@ -17,6 +17,7 @@
 #include "grader_config.hpp"
 #include "grading/report.hpp"
 #include "harness/exercise.hpp"
+#include "harness/family.hpp"
 #include "harness/gpu_lock.hpp"
 #include "harness/process.hpp"
 
@@ -45,11 +46,6 @@ double positive_number(const json& object, const std::string& key, const std::st
     require(std::isfinite(value) && value > 0,
             where + ": \"" + key + "\" is " + object.at(key).dump() + ", not a positive number");
     return value;
-}
-
-bool has_cub(const harness::Exercise& e)
-{
-    return e.family != harness::Family::conv1d && e.family != harness::Family::conv2d;
 }
 
 void check_timing(const json& row, const std::string& column, const std::string& where)
@@ -120,9 +116,9 @@ constexpr const char* footnote_mark = "\u00b9";
 std::string table_row(const json& row)
 {
     const harness::Exercise& e = *harness::find_exercise(row.at("exercise").get<std::string>());
-    const bool section_scan = e.family == harness::Family::section_scan;
+    const bool sections = harness::bench_plan(e).section > 0;
     const json& of_cub = row.at("fraction_of_cub");
-    return "| " + md_code(e.name) + (section_scan ? footnote_mark : "") + " | " + size_cell(row) + " |" +
+    return "| " + md_code(e.name) + (sections ? footnote_mark : "") + " | " + size_cell(row) + " |" +
            timing_cells(row.at("reference")) + timing_cells(row.at("cub")) + timing_cells(row.at("copy")) + " " +
            (of_cub.is_number() ? percent(of_cub.get<double>()) : "-") + " | " +
            percent(row.at("fraction_of_copy").get<double>()) + " |\n";
@@ -225,7 +221,7 @@ void check_bench_json(const json& bench, const BenchCommand& command)
         check_timing(row, "reference", where);
         check_timing(row, "copy", where);
         positive_number(row, "fraction_of_copy", where);
-        if (has_cub(*e)) {
+        if (harness::bench_plan(*e).timed_beside_cub()) {
             check_timing(row, "cub", where);
             positive_number(row, "fraction_of_cub", where);
         } else {
@@ -258,9 +254,9 @@ std::string bench_markdown(const json& bench)
     for (const json& row : bench.at("rows")) {
         out += table_row(row);
         const harness::Exercise& e = *harness::find_exercise(row.at("exercise").get<std::string>());
-        const std::string described = md_code(e.name) + " (" + grouped(e.scan_section) + "-element sections)";
-        if (e.family == harness::Family::section_scan &&
-            std::find(section_scans.begin(), section_scans.end(), described) == section_scans.end())
+        const std::int64_t section = harness::bench_plan(e).section;
+        const std::string described = md_code(e.name) + " (" + grouped(section) + "-element sections)";
+        if (section > 0 && std::find(section_scans.begin(), section_scans.end(), described) == section_scans.end())
             section_scans.push_back(described);
     }
 

@@ -144,7 +144,7 @@ std::string extra_case(const harness::Exercise& exercise, const nlohmann::json& 
     }
     c.data = *harness::data_kind_named(data);
     c.hidden = true;
-    c.label = harness::case_label(c);
+    c.label = harness::case_label(exercise, c);
     if (harness::find_case(harness::cases_for(exercise), c.label))
         return "the same as the exercise's own case " + c.label +
                ": to grade that case on a hidden seed, leave it out of visible_cases instead";

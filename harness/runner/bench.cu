@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +35,6 @@ constexpr int warmup_calls = 3;
 constexpr int default_reps = 30;
 // The launchers take int sizes; scan_hierarchical promises any n up to 2^30.
 constexpr std::int64_t max_size = std::int64_t{1} << 30;
-constexpr int conv1d_mask_width = 7, conv2d_mask_width = 5;
 
 struct Settings {
     std::vector<std::int64_t> sizes = {10'000'000, std::int64_t{1} << 26};
@@ -164,17 +162,12 @@ private:
     unsigned flushes_ = 0;
 };
 
-bool has_cub(const Exercise& e)
-{
-    return e.family == Family::section_scan || e.family == Family::full_scan || e.family == Family::reduction;
-}
-
-// CUB's version of an exercise's operation: the inclusive scan of the whole array (for the
-// section scans a harder task than theirs), or the sum of the doubles. Its temporary storage is
-// allocated here, off the clock.
+// CUB's version of an exercise's operation (its family's BenchPlan): the inclusive scan of the
+// whole array (for the section scans a harder task than theirs), or the sum of the doubles. Its
+// temporary storage is allocated here, off the clock.
 class CubOperation {
 public:
-    CubOperation(const Exercise& e, int n) : reduction_(e.family == Family::reduction), n_(n)
+    CubOperation(const BenchPlan& plan, int n) : reduction_(plan.oracle == BenchPlan::Oracle::cub_sum), n_(n)
     {
         call(nullptr, nullptr, nullptr);  // asks for the temporary storage's size
         temp_ = std::make_unique<DeviceMemory>(temp_bytes_);
@@ -200,32 +193,20 @@ private:
 };
 
 // The convolutions by their definition, one output element per thread and loop step, the mask in
-// global memory, ghost cells 0.
-__global__ void direct_conv1d(const float* in, const float* mask, float* out, std::int64_t n, int mask_width)
+// global memory, ghost cells 0: a height x width image with a mask_rows x mask_width mask (1D: one
+// row of n elements, a mask of one row).
+__global__ void direct_convolution(const float* in, const float* mask, float* out, int height, int width, int mask_rows,
+                                   int mask_width)
 {
-    const int r = mask_width / 2;
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::int64_t(gridDim.x) * blockDim.x) {
-        float sum = 0;
-        for (int j = 0; j < mask_width; ++j) {
-            const std::int64_t k = i - r + j;
-            if (k >= 0 && k < n) sum += mask[j] * in[k];
-        }
-        out[i] = sum;
-    }
-}
-
-__global__ void direct_conv2d(const float* in, const float* mask, float* out, int height, int width, int mask_width)
-{
-    const int r = mask_width / 2;
+    const int ry = mask_rows / 2, rx = mask_width / 2;
     const std::int64_t pixels = std::int64_t(height) * width;
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < pixels;
          i += std::int64_t(gridDim.x) * blockDim.x) {
         const int row = static_cast<int>(i / width), col = static_cast<int>(i % width);
         float sum = 0;
-        for (int dy = 0; dy < mask_width; ++dy)
+        for (int dy = 0; dy < mask_rows; ++dy)
             for (int dx = 0; dx < mask_width; ++dx) {
-                const int y = row - r + dy, x = col - r + dx;
+                const int y = row - ry + dy, x = col - rx + dx;
                 if (y >= 0 && y < height && x >= 0 && x < width)
                     sum += mask[dy * mask_width + dx] * in[std::int64_t(y) * width + x];
             }
@@ -277,11 +258,11 @@ std::string number(double value)
 
 // Checks the reference's output (in `out`, from one call) and says against what; throws when it
 // is wrong.
-std::string verify(const Exercise& e, const Case& c, const CaseInputs& inputs, const void* in, const void* out)
+std::string verify(const BenchPlan& plan, const Case& c, const CaseInputs& inputs, const void* in, const void* out)
 {
     const auto n = static_cast<std::uint64_t>(c.n);
-    if (e.family == Family::reduction) {
-        CubOperation sum(e, static_cast<int>(c.n));
+    if (plan.oracle == BenchPlan::Oracle::cub_sum) {
+        CubOperation sum(plan, static_cast<int>(c.n));
         DeviceMemory expected(sizeof(double));
         sum(in, expected.get());
         CUDA_CHECK(cudaDeviceSynchronize());
@@ -294,8 +275,8 @@ std::string verify(const Exercise& e, const Case& c, const CaseInputs& inputs, c
 
     DeviceMemory expected(n * sizeof(float));
     std::string against;
-    if (has_cub(e)) {
-        CubOperation scan(e, static_cast<int>(c.n));
+    if (plan.oracle == BenchPlan::Oracle::cub_inclusive_scan) {
+        CubOperation scan(plan, static_cast<int>(c.n));
         scan(in, expected.get());
         CUDA_CHECK(cudaDeviceSynchronize());  // before its temporary storage is freed
         against = scan.name();
@@ -306,15 +287,14 @@ std::string verify(const Exercise& e, const Case& c, const CaseInputs& inputs, c
         const auto* x = static_cast<const float*>(in);
         const auto* m = static_cast<const float*>(mask.get());
         auto* y = static_cast<float*>(expected.get());
-        if (e.family == Family::conv1d)
-            direct_conv1d<<<blocks, threads>>>(x, m, y, c.n, c.mask_width);
-        else
-            direct_conv2d<<<blocks, threads>>>(x, m, y, c.height, c.width, c.mask_width);
+        const bool image = c.height > 0;  // else one row of n elements, and a mask of one row
+        direct_convolution<<<blocks, threads>>>(x, m, y, image ? c.height : 1, image ? c.width : static_cast<int>(c.n),
+                                                image ? c.mask_width : 1, c.mask_width);
         CUDA_CHECK(cudaGetLastError());
         CUDA_CHECK(cudaDeviceSynchronize());  // before `mask` is freed
         against = "a direct convolution";
     }
-    const std::uint64_t section = e.family == Family::section_scan ? static_cast<std::uint64_t>(e.scan_section) : 0;
+    const auto section = static_cast<std::uint64_t>(plan.section);
     DeviceMemory found_memory(sizeof(Mismatches));
     auto* found = static_cast<Mismatches*>(found_memory.get());
     const Mismatches none{0, std::numeric_limits<unsigned long long>::max()};
@@ -334,28 +314,6 @@ std::string verify(const Exercise& e, const Case& c, const CaseInputs& inputs, c
                              " (expected " + number(want) + ", got " + number(element_at<float>(out, i)) + ")");
 }
 
-// The bench's case of an exercise at a size: the integer-valued data of the grader's own cases
-// (harness/families), under a label of its own (so a seed of its own).
-Case bench_case(const Exercise& e, std::int64_t size)
-{
-    Case c;
-    c.n = size;
-    c.data = DataKind::integers;
-    if (e.family == Family::conv1d) c.mask_width = conv1d_mask_width;
-    if (e.family == Family::conv2d) {
-        // The smallest square image of at least `size` pixels: 3163 x 3163 for 10^7, 8192 x 8192 for 2^26.
-        auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(size)));
-        while (side * side < size) ++side;
-        while (side > 1 && (side - 1) * (side - 1) >= size) --side;
-        c.height = c.width = static_cast<int>(side);
-        c.n = side * side;
-        c.mask_width = conv2d_mask_width;
-    }
-    c.label = "bench/n=" + std::to_string(size);
-    c.seed = seed_for(e.name, c.label);
-    return c;
-}
-
 json timing_json(const Timing& t, std::size_t bytes)
 {
     return {
@@ -365,18 +323,19 @@ json timing_json(const Timing& t, std::size_t bytes)
 // One row of the table: the reference, CUB and the copy on one exercise at one size.
 json measure_row(const Exercise& e, std::int64_t size, Stopwatch& stopwatch)
 {
+    const BenchPlan plan = bench_plan(e);
     const Case c = bench_case(e, size);
     const CaseInputs inputs = make_inputs(e, c);
-    const bool f64 = element_type(e) == ElementType::f64;
+    const Poison poison = poison_of(element_type(e));
     const std::size_t element = element_bytes(element_type(e));
     const std::int64_t out_elements = output_elements(e, c);
 
     GuardedBuffer in(static_cast<std::size_t>(c.n), element), out(static_cast<std::size_t>(out_elements), element);
-    in.upload(inputs.input_data(), f64 ? input_guard_f64 : input_guard_f32);
+    in.upload(inputs.input_data(), poison.input_guard);
     std::unique_ptr<GuardedBuffer> scratch;
     if (uses_scratch(e)) {
         scratch = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.n + scratch_extra), element);
-        scratch->fill(f64 ? scratch_f64 : scratch_f32);
+        scratch->fill(poison.scratch);
     }
     LauncherArgs args;
     args.in = in.data();
@@ -387,18 +346,18 @@ json measure_row(const Exercise& e, std::int64_t size, Stopwatch& stopwatch)
     args.height = c.height;
     args.width = c.width;
     args.mask_width = c.mask_width;
-    const auto poison_output = [&out, f64] { out.fill(f64 ? unwritten_f64 : unwritten_f32); };
+    const auto poison_output = [&out, &poison] { out.fill(poison.unwritten); };
 
     poison_output();
     call_launcher(e.name, args);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::string verified_against = verify(e, c, inputs, in.data(), out.data());
+    const std::string verified_against = verify(plan, c, inputs, in.data(), out.data());
 
     // The fewest bytes the operation moves: each input element read once, each output element
-    // written once; a reduction's one output element is left out.
+    // written once (where the family counts them: a reduction's one output element is left out).
     const std::size_t in_bytes = in.data_bytes();
-    const std::size_t bytes = in_bytes + (e.family == Family::reduction ? 0 : out.data_bytes());
+    const std::size_t bytes = in_bytes + (plan.output_moves_bytes ? out.data_bytes() : 0);
     const Timing reference = stopwatch.time(poison_output, [&] { call_launcher(e.name, args); });
     json row = {
         {"exercise", e.name},
@@ -415,8 +374,8 @@ json measure_row(const Exercise& e, std::int64_t size, Stopwatch& stopwatch)
         {"cub", nullptr},
         {"fraction_of_cub", nullptr},
     };
-    if (has_cub(e)) {
-        CubOperation cub(e, static_cast<int>(c.n));
+    if (plan.timed_beside_cub()) {
+        CubOperation cub(plan, static_cast<int>(c.n));
         const Timing t = stopwatch.time(poison_output, [&] { cub(in.data(), out.data()); });
         row["cub"] = timing_json(t, bytes);
         row["cub"]["operation"] = cub.name();

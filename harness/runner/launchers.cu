@@ -7,7 +7,7 @@
 
 #include <stdexcept>
 
-#define EXERCISE(NAME, FAMILY, SECTION, SUMMARY) LAUNCHER_SIGNATURE_##FAMILY(NAME) __attribute__((weak));
+#define EXERCISE(NAME, FAMILY, BLOCK, SUMMARY) LAUNCHER_SIGNATURE_##FAMILY(NAME) __attribute__((weak));
 #include "harness/exercises.def"
 #undef EXERCISE
 
@@ -21,7 +21,7 @@ struct Entry {
 };
 
 const Entry entries[] = {
-#define EXERCISE(NAME, FAMILY, SECTION, SUMMARY) \
+#define EXERCISE(NAME, FAMILY, BLOCK, SUMMARY) \
     {#NAME, [] { return &NAME != nullptr; }, [](const LauncherArgs& a) { LAUNCHER_CALL_##FAMILY(NAME, a); }},
 #include "harness/exercises.def"
 #undef EXERCISE

@@ -105,16 +105,16 @@ struct CaseBuffers {
 
 CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& inputs)
 {
-    const bool f64 = element_type(exercise) == ElementType::f64;
-    const std::size_t element = f64 ? 8 : 4;
+    const Poison poison = poison_of(element_type(exercise));
+    const std::size_t element = element_bytes(element_type(exercise));
     CaseBuffers buffers;
     buffers.in = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.n), element);
-    buffers.in->upload(inputs.input_data(), f64 ? input_guard_f64 : input_guard_f32);
+    buffers.in->upload(inputs.input_data(), poison.input_guard);
     buffers.out = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(output_elements(exercise, c)), element);
-    buffers.out->fill(f64 ? unwritten_f64 : unwritten_f32);
+    buffers.out->fill(poison.unwritten);
     if (uses_scratch(exercise)) {
         buffers.scratch = std::make_unique<GuardedBuffer>(static_cast<std::size_t>(c.n + scratch_extra), element);
-        buffers.scratch->fill(f64 ? scratch_f64 : scratch_f32);
+        buffers.scratch->fill(poison.scratch);
     }
     LauncherArgs& a = buffers.args;
     a.in = buffers.in->data();
@@ -200,7 +200,7 @@ void check_input(const CaseInputs& inputs, const CaseBuffers& buffers, std::uint
 std::uint64_t repeat_checksum(const Exercise& exercise, const CaseBuffers& buffers, const DeviceSum& sum)
 {
     const bool f64 = element_type(exercise) == ElementType::f64;
-    buffers.out->fill(f64 ? unwritten_f64 : unwritten_f32);
+    buffers.out->fill(poison_of(element_type(exercise)).unwritten);
     scrub_shared_memory(0xffffffffu);  // NaN as floats and as doubles
     call_launcher(exercise.name, buffers.args);
     CUDA_CHECK(cudaGetLastError());

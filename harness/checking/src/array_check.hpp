@@ -27,14 +27,10 @@ struct ArrayComparison {
     // Output element i as a double (NaN where not a number).
     double actual(std::size_t i) const
     {
-        if (type == ElementType::f64) {
-            double value;
+        return with_element_type(type, [&](auto value) {
             std::memcpy(&value, output + i * sizeof value, sizeof value);
-            return value;
-        }
-        float value;
-        std::memcpy(&value, output + i * sizeof value, sizeof value);
-        return value;
+            return static_cast<double>(value);
+        });
     }
 };
 

@@ -21,19 +21,6 @@ double middle(std::vector<double> samples)
     return samples[samples.size() / 2];
 }
 
-// The same kind of case at `elements` elements or a few fewer (whole rows of a 2D case).
-Case scaled_down(const Case& c, std::int64_t elements)
-{
-    Case small = c;
-    if (c.width > 0) {
-        small.height = static_cast<int>(std::max<std::int64_t>(1, elements / c.width));
-        small.n = static_cast<std::int64_t>(small.height) * c.width;
-    } else {
-        small.n = elements;
-    }
-    return small;
-}
-
 double median_cpu_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs)
 {
     std::vector<double> times;
@@ -52,7 +39,7 @@ double median_cpu_ms(const Exercise& exercise, const Case& c, const CaseInputs& 
 double cpu_baseline_ms(const Exercise& exercise, const Case& c, const CaseInputs& inputs, int runs)
 {
     if (c.n <= cpu_baseline_elements) return median_cpu_ms(exercise, c, inputs, runs);
-    const Case small = scaled_down(c, cpu_baseline_elements);
+    const Case small = family_of(exercise).scaled_down(c, cpu_baseline_elements);
     return median_cpu_ms(exercise, small, make_inputs(exercise, small), runs) * static_cast<double>(c.n) /
            static_cast<double>(small.n);
 }

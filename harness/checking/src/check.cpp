@@ -95,8 +95,10 @@ std::vector<std::int64_t> damaged(const std::uint8_t* zone, std::int64_t element
 
 std::vector<std::int64_t> damaged_zone(const std::uint8_t* zone, ElementType type, std::uint64_t pattern)
 {
-    return type == ElementType::f64 ? damaged<std::uint64_t>(zone, guard_elements, pattern)
-                                    : damaged<std::uint32_t>(zone, guard_elements, static_cast<std::uint32_t>(pattern));
+    return with_element_type(type, [&](auto value) {
+        using Bits = bits_of<decltype(value)>;
+        return damaged<Bits>(zone, guard_elements, static_cast<Bits>(pattern));
+    });
 }
 
 // Front and back guard zones of one buffer: adds a finding for each damaged side.
@@ -145,27 +147,30 @@ ArrayComparison compare_array(const RawOutput& raw, ElementType type, const Expe
     const std::uint8_t* data = raw.output(type);
     cmp.output = data;
     cmp.type = type;
-    if (type == ElementType::f64)
-        compare_typed<std::uint64_t, double>(data, unwritten_f64, input_guard_f64, expected, cmp);
-    else
-        compare_typed<std::uint32_t, float>(data, unwritten_f32, input_guard_f32, expected, cmp);
+    const Poison poison = poison_of(type);
+    with_element_type(type, [&](auto value) {
+        using Value = decltype(value);
+        using Bits = bits_of<Value>;
+        compare_typed<Bits, Value>(data, static_cast<Bits>(poison.unwritten), static_cast<Bits>(poison.input_guard),
+                                   expected, cmp);
+    });
     return cmp;
 }
 
 void check_guards(const RawOutput& raw, ElementType type, std::int64_t n_in, const CaseInputs& inputs, Diagnosis& d)
 {
     const bool f64 = type == ElementType::f64;
+    const Poison poison = poison_of(type);
     const std::size_t element = element_bytes(type);
     const std::int64_t n_out = static_cast<std::int64_t>(raw.out_with_guards.size() / element) - 2 * guard_elements;
     const std::size_t guard_bytes = static_cast<std::size_t>(guard_elements) * element;
     const std::uint8_t* out = raw.out_with_guards.data();
-    check_zone_pair(out, out + guard_bytes + static_cast<std::size_t>(n_out) * element, type,
-                    f64 ? unwritten_f64 : unwritten_f32, "out", n_out, d);
-    check_zone_pair(raw.in_guards.data(), raw.in_guards.data() + guard_bytes, type,
-                    f64 ? input_guard_f64 : input_guard_f32, "in", n_in, d);
+    check_zone_pair(out, out + guard_bytes + static_cast<std::size_t>(n_out) * element, type, poison.unwritten, "out",
+                    n_out, d);
+    check_zone_pair(raw.in_guards.data(), raw.in_guards.data() + guard_bytes, type, poison.input_guard, "in", n_in, d);
     if (!raw.scratch_guards.empty())
-        check_zone_pair(raw.scratch_guards.data(), raw.scratch_guards.data() + guard_bytes, type,
-                        f64 ? scratch_f64 : scratch_f32, "scratch", n_in + scratch_extra, d);
+        check_zone_pair(raw.scratch_guards.data(), raw.scratch_guards.data() + guard_bytes, type, poison.scratch,
+                        "scratch", n_in + scratch_extra, d);
     const std::uint64_t expected_checksum = bits_checksum(inputs.input_data(), inputs.input_bytes() / element, f64);
     if (raw.input_checksum != expected_checksum) {
         std::string where = raw.input_first_changed >= 0

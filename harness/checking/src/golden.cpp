@@ -41,17 +41,18 @@ std::uint64_t golden_checksum(const Exercise& exercise, const Case& c, const Cas
 
 std::uint64_t expected_checksum(const Expected& expected, ElementType type)
 {
-    const bool f64 = type == ElementType::f64;
     // output_checksum's terms, chunk by chunk: their sum modulo 2^64 is the same in any order.
-    const std::vector<std::uint64_t> sums = parallel_chunks<std::uint64_t>(
-        0, static_cast<std::int64_t>(expected.value.size()), element_grain, [&](std::int64_t begin, std::int64_t end) {
-            std::uint64_t sum = 0;
-            for (auto i = static_cast<std::uint64_t>(begin); i < static_cast<std::uint64_t>(end); ++i) {
-                const double v = expected.value[i];
-                sum += f64 ? checksum_term(i, v) : checksum_term(i, static_cast<float>(v));
-            }
-            return sum;
-        });
+    const std::vector<std::uint64_t> sums = with_element_type(type, [&](auto zero) {
+        using Value = decltype(zero);
+        return parallel_chunks<std::uint64_t>(0, static_cast<std::int64_t>(expected.value.size()), element_grain,
+                                              [&](std::int64_t begin, std::int64_t end) {
+                                                  std::uint64_t sum = 0;
+                                                  for (auto i = static_cast<std::uint64_t>(begin);
+                                                       i < static_cast<std::uint64_t>(end); ++i)
+                                                      sum += checksum_term(i, static_cast<Value>(expected.value[i]));
+                                                  return sum;
+                                              });
+    });
     std::uint64_t checksum = 0;
     for (std::uint64_t sum : sums) checksum += sum;
     return checksum;

@@ -83,10 +83,9 @@ CaseInputs make_timed_inputs(const Exercise& exercise, const Case& c, std::uint6
     const ExerciseFamily& family = family_of(exercise);
     CaseInputs inputs;
     inputs.mask = family.mask(c);
-    if (family.element_type() == ElementType::f64)
-        fill_timed(inputs.in_f64, c.n, seed, rep, family.timed_values());
-    else
-        fill_timed(inputs.in_f32, c.n, seed, rep, family.timed_values());
+    with_element_type(family.element_type(), [&](auto zero) {
+        fill_timed(inputs.values<decltype(zero)>(), c.n, seed, rep, family.timed_values());
+    });
     return inputs;
 }
 

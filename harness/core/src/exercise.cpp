@@ -7,12 +7,8 @@ namespace harness {
 const std::vector<Exercise>& all_exercises()
 {
     static const std::vector<Exercise> exercises = {
-#define EXERCISE(NAME, FAMILY, FIELD_SETTING, SUMMARY)                                     \
-    [] {                                                                                   \
-        Exercise e{#NAME, Family::FAMILY, SUMMARY, LAUNCHER_SIGNATURE_TEXT(FAMILY, NAME)}; \
-        e.FIELD_SETTING;                                                                   \
-        return e;                                                                          \
-    }(),
+#define EXERCISE(NAME, FAMILY, BLOCK, SUMMARY) \
+    Exercise{#NAME, Family::FAMILY, SUMMARY, LAUNCHER_SIGNATURE_TEXT(FAMILY, NAME), BLOCK},
 #include "harness/exercises.def"
 #undef EXERCISE
     };

@@ -27,6 +27,15 @@ CaseInputs make_inputs(const Exercise& exercise, const Case& c)
     return family_of(exercise).inputs(exercise, c);
 }
 
+Case bench_case(const Exercise& exercise, std::int64_t size)
+{
+    Case c = family_of(exercise).bench_shape(size);
+    c.data = DataKind::integers;
+    c.label = "bench/n=" + std::to_string(size);
+    c.seed = seed_for(exercise.name, c.label);
+    return c;
+}
+
 void CaseList::add(Case c)
 {
     c.index = static_cast<int>(cases_.size());
@@ -66,17 +75,14 @@ std::string size_label(std::int64_t n, DataKind data)
     const char* suffix = data == DataKind::integers ? "int" : data == DataKind::fractions ? "frac" : "mixed";
     return "n=" + std::to_string(n) + "/" + suffix;
 }
-
-}  // namespace harness
-
-namespace harness {
-
-std::string case_label(const Case& c)
+std::string ExerciseFamily::label(const Case& c) const
 {
-    if (c.mask_width == 0) return size_label(c.n, c.data);
-    const std::string shape =
-        c.height > 0 ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
-    return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
+    return size_label(c.n, c.data);
+}
+
+std::string case_label(const Exercise& exercise, const Case& c)
+{
+    return family_of(exercise).label(c);
 }
 
 }  // namespace harness

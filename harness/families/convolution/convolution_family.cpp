@@ -1,4 +1,7 @@
 // Convolution cases and inputs (harness_core: the runner generates the same inputs as the grader).
+#include <algorithm>
+#include <cmath>
+
 #include "convolution/convolution.hpp"
 #include "harness/family.hpp"
 
@@ -68,6 +71,48 @@ public:
     TimedValues timed_values() const override { return {-8, 8}; }
     std::vector<float> mask(const Case& c) const override { return conv_mask(c, two_d_); }
 
+    // "n=4099/mw=7/int" (1D), "70x45/mw=3/frac" (2D).
+    std::string label(const Case& c) const override
+    {
+        const std::string shape =
+            two_d_ ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
+        return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
+    }
+
+    // An image keeps its width and loses rows.
+    Case scaled_down(const Case& c, std::int64_t elements) const override
+    {
+        if (!two_d_) return ExerciseFamily::scaled_down(c, elements);
+        Case small = c;
+        small.height = static_cast<int>(std::max<std::int64_t>(1, elements / c.width));
+        small.n = static_cast<std::int64_t>(small.height) * c.width;
+        return small;
+    }
+
+    // CUB has no convolution: checked against the definition, timed beside the copy alone.
+    BenchPlan bench_plan(const Exercise&) const override
+    {
+        BenchPlan plan;
+        plan.oracle = BenchPlan::Oracle::direct_convolution;
+        return plan;
+    }
+    // 1D: `size` elements, a 7-wide mask. 2D: the smallest square image of at least `size` pixels
+    // (3163 x 3163 for 10^7, 8192 x 8192 for 2^26), a 5 x 5 mask.
+    Case bench_shape(std::int64_t size) const override
+    {
+        Case c;
+        c.n = size;
+        c.mask_width = two_d_ ? 5 : 7;
+        if (two_d_) {
+            auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(size)));
+            while (side * side < size) ++side;
+            while (side > 1 && (side - 1) * (side - 1) >= size) --side;
+            c.height = c.width = static_cast<int>(side);
+            c.n = side * side;
+        }
+        return c;
+    }
+
 private:
     void add(CaseList& cases, std::int64_t height, std::int64_t width, int mask_width,
              DataKind data = DataKind::integers, bool timed = false) const
@@ -78,7 +123,7 @@ private:
         c.mask_width = mask_width;
         c.data = data;
         c.timed = timed;
-        c.label = case_label(c);
+        c.label = label(c);
         cases.add(c);
     }
 
@@ -87,7 +132,7 @@ private:
     std::vector<Case> cases_1d(const Exercise& exercise) const
     {
         CaseList cases(exercise);
-        const std::int64_t tile = exercise.conv_tile;
+        const std::int64_t tile = conv_tile(exercise);
         for (int mw : {1, 3, 5, 7, 9, 15, 31}) add(cases, 1, 4 * tile + 3, mw);
         add(cases, 1, 1, 3);
         add(cases, 1, 1, 31);

@@ -51,7 +51,7 @@ public:
     std::vector<Case> cases(const Exercise& exercise) const override
     {
         std::vector<std::int64_t> sizes = common_1d_sizes();
-        const std::int64_t block = exercise.reduction_block;
+        const std::int64_t block = reduction_block(exercise);
         for (std::int64_t edge : {block - 1, block, block + 1, 2 * block * block + 1})
             if (std::find(sizes.begin(), sizes.end(), edge) == sizes.end()) sizes.push_back(edge);
         std::sort(sizes.begin(), sizes.end());
@@ -69,6 +69,15 @@ public:
             cases.add(c);
         }
         return cases.take();
+    }
+
+    // Its one output element is no traffic to speak of.
+    BenchPlan bench_plan(const Exercise&) const override
+    {
+        BenchPlan plan;
+        plan.oracle = BenchPlan::Oracle::cub_sum;
+        plan.output_moves_bytes = false;
+        return plan;
     }
 
     // As the integer cases: every partial sum of 2^26 of them is far below 2^53.

@@ -1,8 +1,10 @@
-// The scan family (PMPP chapter 11): section_scan scans each `scan_section`-element section on its
-// own; full_scan scans the whole array (its blocks of `scan_section` are the first level).
+// The scan family (PMPP chapter 11): section_scan scans each scan_section(e)-element section on
+// its own; full_scan scans the whole array (its blocks of scan_section(e) are the first level).
 #pragma once
 
 #include <cstdint>
+
+#include "harness/exercise.hpp"
 
 // The launchers of CONTRACT.md. The runner declares and calls them through these macros, and
 // --list shows the same tokens as text (harness/launcher_signatures.hpp).
@@ -13,6 +15,12 @@
     NAME(static_cast<const float*>(a.in), static_cast<float*>(a.out), a.n, static_cast<float*>(a.scratch))
 
 namespace harness {
+
+// The exercise's section: the elements one block of the reference scans (Exercise::block).
+inline std::int64_t scan_section(const Exercise& e)
+{
+    return e.block;
+}
 
 // Integer scan data: a random walk of values from [-12, 12] whose running sum is pushed back up
 // (values from [0, 12]) whenever it falls below scan_prefix_floor. Every sum a correct kernel

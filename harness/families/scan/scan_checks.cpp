@@ -172,7 +172,7 @@ Expected scan_golden(const Case& c, const UninitializedVector<float>& in, std::i
 void diagnose_scan(const Exercise& exercise, bool whole_array, const Case& c, const CaseInputs& inputs,
                    const Expected& expected, const ArrayComparison& cmp, Diagnosis& d)
 {
-    const std::int64_t section = exercise.scan_section;
+    const std::int64_t section = scan_section(exercise);
     describe_sections(cmp, section, "section", d);
     if (cmp.wrong == 0) return;
     const auto& in = inputs.in_f32;
@@ -229,13 +229,13 @@ public:
 
     Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& inputs) const override
     {
-        return scan_golden(c, inputs.in_f32, whole_array_ ? 0 : exercise.scan_section);
+        return scan_golden(c, inputs.in_f32, whole_array_ ? 0 : scan_section(exercise));
     }
 
     double run_cpu_version(const Exercise& exercise, const Case&, const CaseInputs& inputs,
                            std::vector<float>& out) const override
     {
-        const std::int64_t section = whole_array_ ? 0 : exercise.scan_section;
+        const std::int64_t section = whole_array_ ? 0 : scan_section(exercise);
         float sum = 0;
         for (std::size_t i = 0; i < out.size(); ++i) {
             if (section > 0 && static_cast<std::int64_t>(i) % section == 0) sum = 0;

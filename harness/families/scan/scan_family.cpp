@@ -61,6 +61,15 @@ public:
 
     std::vector<Case> cases(const Exercise&) const override;
 
+    // CUB scans the whole array; a section scan's output restarts at each of its sections.
+    BenchPlan bench_plan(const Exercise& exercise) const override
+    {
+        BenchPlan plan;
+        plan.oracle = BenchPlan::Oracle::cub_inclusive_scan;
+        plan.section = whole_array_ ? 0 : scan_section(exercise);
+        return plan;
+    }
+
     // A mean-zero walk: over 2^26 elements any run of them sums to a few hundred thousand at most,
     // far below 2^24, so every prefix and every block sum of a correct scan is exact in float.
     TimedValues timed_values() const override { return {-12, 12}; }

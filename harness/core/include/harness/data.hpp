@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "harness/cases.hpp"
@@ -17,6 +18,17 @@ struct CaseInputs {
     UninitializedVector<float> in_f32;   // scans, convolutions
     UninitializedVector<double> in_f64;  // reductions
     std::vector<float> mask;             // convolutions: mask_width (1D) or mask_width^2 (2D) values
+
+    // The input array of element type Value (in_f32 or in_f64), for code templated on it
+    // (with_element_type, harness/exercise.hpp).
+    template <typename Value>
+    UninitializedVector<Value>& values()
+    {
+        if constexpr (std::is_same_v<Value, double>)
+            return in_f64;
+        else
+            return in_f32;
+    }
 
     const void* input_data() const;
     std::size_t input_bytes() const;

@@ -1,7 +1,7 @@
-// What the runner and the grader both need to know of an exercise family: its cases, their inputs
-// and the buffers its launcher takes. One implementation per id of harness/families.def, in that
-// family's folder under harness/families/; the grader-side half (golden results, diagnosis) is
-// FamilyChecks in harness_checking.
+// What the runner and the grader both need to know of an exercise family: its cases, their inputs,
+// the buffers its launcher takes and how `grade bench` checks its reference. One implementation per
+// id of harness/families.def, in that family's folder under harness/families/; the grader-side half
+// (golden results, diagnosis) is FamilyChecks in harness_checking.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,28 @@
 #include "harness/timed_data.hpp"
 
 namespace harness {
+
+// How `grade bench` checks an exercise's reference and what it measures it beside: the family's
+// answer, which harness/runner/bench.cu carries out with one of its engines and
+// grading/src/bench.cpp reads back (checking the runner's rows and writing the table).
+struct BenchPlan {
+    // What the reference's output is checked against before it is timed.
+    enum class Oracle {
+        cub_inclusive_scan,  // cub::DeviceScan::InclusiveSum of floats, also timed as a ceiling
+        cub_sum,             // cub::DeviceReduce::Sum of doubles, also timed as a ceiling
+        direct_convolution,  // the definition, one output element per thread (not timed)
+    };
+    Oracle oracle = Oracle::cub_inclusive_scan;
+    // A correct output restarts its scan every `section` elements (0: never): it is compared with
+    // CUB's whole-array scan through that, and the table says CUB does more.
+    std::int64_t section = 0;
+    // Whether the output's bytes count among the fewest the operation moves (a reduction's one
+    // element does not).
+    bool output_moves_bytes = true;
+
+    // Whether CUB has the operation: then it is timed beside the reference.
+    bool timed_beside_cub() const { return oracle != Oracle::direct_convolution; }
+};
 
 class ExerciseFamily {
 public:
@@ -33,6 +55,26 @@ public:
     // launching a kernel, which every family's does. Expected of a submission where the hidden
     // reference's own PTX shows it too (grading/src/build/technique.cpp).
     virtual std::vector<Technique> technique() const { return {}; }
+    // A case's label from its shape and data kind: size_label() unless the family's cases have more
+    // shape than n.
+    virtual std::string label(const Case& c) const;
+    // The same kind of case at `elements` elements or a few fewer (an image: whole rows), for
+    // timing the CPU version on less than a large case (harness/baseline.hpp).
+    virtual Case scaled_down(const Case& c, std::int64_t elements) const
+    {
+        Case small = c;
+        small.n = elements;
+        return small;
+    }
+    virtual BenchPlan bench_plan(const Exercise& exercise) const = 0;
+    // The shape of the bench's case of about `size` elements (its n, and whatever else the family's
+    // cases carry); bench_case() below gives it its data, label and seed.
+    virtual Case bench_shape(std::int64_t size) const
+    {
+        Case c;
+        c.n = size;
+        return c;
+    }
 };
 
 const ExerciseFamily& family_of(const Exercise& exercise);
@@ -59,6 +101,14 @@ inline std::int64_t output_elements(const Exercise& e, const Case& c)
 {
     return family_of(e).output_elements(c);
 }
+inline BenchPlan bench_plan(const Exercise& e)
+{
+    return family_of(e).bench_plan(e);
+}
+// The bench's case of an exercise at a size (`grade bench`): the family's shape for it, with the
+// integer-valued data of the grader's own cases under a label of its own ("bench/n=SIZE"), so a
+// seed of its own.
+Case bench_case(const Exercise& exercise, std::int64_t size);
 
 // Builds a family's case list: numbers the cases and derives each seed from exercise and label.
 class CaseList {
@@ -85,8 +135,7 @@ constexpr std::int64_t speed_n = std::int64_t{1} << 26;
 const std::vector<std::int64_t>& common_1d_sizes();
 // "n=1025/int", "n=65537/frac", "n=2049/mixed".
 std::string size_label(std::int64_t n, DataKind data);
-// A case's label from its shape: size_label, or for a convolution "n=4099/mw=7/int" (1D) and
-// "70x45/mw=3/frac" (2D).
-std::string case_label(const Case& c);
+// A case's label from its shape, as its family writes it (ExerciseFamily::label).
+std::string case_label(const Exercise& exercise, const Case& c);
 
 }  // namespace harness

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "harness/exercise.hpp"
+
 namespace harness {
 
 constexpr std::uint32_t unwritten_f32 = 0x7FA5A5A5u;
@@ -18,6 +20,17 @@ constexpr std::uint32_t input_guard_f32 = 0x7FC0BAD0u;
 constexpr std::uint64_t input_guard_f64 = 0x7FF8BAD0BAD0BAD0ull;
 constexpr std::uint32_t scratch_f32 = 0x7FC5C5C5u;
 constexpr std::uint64_t scratch_f64 = 0x7FF8C5C5C5C5C5C5ull;
+
+// The three patterns of one element type (the low 4 bytes for floats): the one place code that
+// handles both types picks them.
+struct Poison {
+    std::uint64_t unwritten, input_guard, scratch;
+};
+constexpr Poison poison_of(ElementType type)
+{
+    return type == ElementType::f64 ? Poison{unwritten_f64, input_guard_f64, scratch_f64}
+                                    : Poison{unwritten_f32, input_guard_f32, scratch_f32};
+}
 
 // Elements of guard zone on each side of every buffer the launcher sees.
 constexpr std::int64_t guard_elements = 8192;

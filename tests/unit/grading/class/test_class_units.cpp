@@ -1,0 +1,459 @@
+// grade class's parts without grading anyone: the roster of each layout and its names, the shards,
+// the GPUs, the command line, and the class's results, CSV and page from hand-made results.
+#include <doctest/doctest.h>
+
+#include <clocale>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+#include "grading/class_grading.hpp"
+#include "grading/class_results.hpp"
+#include "grading/class_roster.hpp"
+#include "grading/command_line.hpp"
+#include "grading/json_schema.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+using test_support::fresh_dir;
+
+using test_support::write_file;
+
+std::vector<std::string> names(const grading::Roster& roster)
+{
+    std::vector<std::string> list;
+    for (const auto& s : roster.students) list.push_back(s.name);
+    return list;
+}
+
+json schema()
+{
+    return json::parse(std::ifstream(GRADER_CLASS_SCHEMA_FILE));
+}
+
+// The schema of one of the class schema's $defs (the record of OUT/students/<name>/record.json).
+json schema_of(const std::string& def)
+{
+    const json whole = schema();
+    json part = whole.at("$defs").at(def);
+    part["$defs"] = whole.at("$defs");
+    return part;
+}
+
+// A grading's results.json, as much of it as the class reads (and as grade writes it).
+json grade_results(double points, const std::vector<std::pair<std::string, std::string>>& cases,
+                   double speedup = 0, const std::string& exercise_status = "graded")
+{
+    json case_list = json::array();
+    int index = 0;
+    for (const auto& [label, status] : cases) {
+        json c = {{"index", index++}, {"label", label}, {"status", status}, {"summary", status == "pass" ? "" : "3 of 31 output element(s) wrong"}, {"timing", nullptr}};
+        if (speedup > 0 && index == 1) c["timing"] = {{"speedup_vs_reference", speedup}};
+        case_list.push_back(c);
+    }
+    return {{"schema_version", 6},
+            {"device", "fake device (CPU)"},
+            {"points", points},
+            {"max_points", 10.0},
+            {"exercises",
+             {{{"name", "scan_kogge_stone"},
+               {"status", exercise_status},
+               {"message", ""},
+               {"points", points},
+               {"max_points", 10.0},
+               {"correctness_points", std::min(points, 8.0)},
+               {"speed_points", std::max(0.0, points - 8.0)},
+               {"library_use", json::array()},
+               {"cases", case_list}}}}};
+}
+
+grading::StudentFolder student(const std::string& name, std::optional<json> results, std::optional<json> previous = {})
+{
+    grading::StudentFolder f;
+    f.record.name = name;
+    f.record.source = "/submissions/" + name;
+    f.record.gpu = "0";
+    f.record.gpu_label = "0 (fake)";
+    f.record.started_at = "2026-01-01T00:00:00Z";
+    f.record.seconds = 1.5;
+    f.record.outcome = results ? "graded" : "not_graded";
+    if (!results) f.record.message = "its grade died: signal 9 (SIGKILL)";
+    f.results = std::move(results);
+    f.previous = std::move(previous);
+    return f;
+}
+
+grading::CommandLine parse(std::vector<std::string> args)
+{
+    args.insert(args.begin(), {"grade", "class"});
+    return grading::parse_command_line(args, grading::GradeOptions{});
+}
+
+}  // namespace
+
+TEST_CASE("student names are clean file names, never . or .., hidden, an option or a formula")
+{
+    using grading::clean_student_name;
+    CHECK(clean_student_name("alice") == "alice");
+    CHECK(clean_student_name("Jane Doe") == "Jane_Doe");
+    CHECK(clean_student_name("jane.doe@uni.edu") == "jane.doe@uni.edu");
+    CHECK(clean_student_name("..") == "student");
+    CHECK(clean_student_name(".") == "student");
+    CHECK(clean_student_name("../../etc/passwd") == "etc_passwd");
+    CHECK(clean_student_name(".hidden") == "hidden");
+    CHECK(clean_student_name("-rf") == "rf");
+    CHECK(clean_student_name("=cmd|' /C calc'!A0") == "cmd_C_calc_A0");
+    CHECK(clean_student_name("@SUM(1)") == "SUM_1");
+    CHECK(clean_student_name("<script>alert(1)</script>") == "script_alert_1_script");
+    CHECK(clean_student_name("") == "student");
+    CHECK(clean_student_name("\xff\xfe\x1b[2J") == "2J");
+    CHECK(clean_student_name(std::string(500, 'a')).size() == 64);
+}
+
+TEST_CASE("a plain folder: one student per folder; files, links and hidden entries skipped; names unique")
+{
+    const fs::path dir = fresh_dir("plain");
+    write_file(dir / "bob" / "scan_kogge_stone.cu", "");
+    write_file(dir / "alice" / "x.cu", "");
+    write_file(dir / "Alice!" / "x.cu", "");  // cleans to Alice, distinct from alice
+    write_file(dir / "a b" / "x.cu", "");
+    write_file(dir / "a_b" / "x.cu", "");  // a b cleans to a_b too: a name needing no cleaning is its folder's
+    write_file(dir / ".git" / "HEAD", "");
+    write_file(dir / "notes.txt", "");
+    fs::create_directory_symlink("/etc", dir / "link");
+    const grading::Roster roster = grading::discover_roster(dir.string());
+    CHECK(roster.layout == grading::RosterLayout::plain);
+    CHECK(names(roster) == std::vector<std::string>{"Alice", "a_b", "a_b-2", "alice", "bob"});
+    for (const auto& s : roster.students) CHECK(fs::path(s.source).is_absolute());
+    CHECK(roster.students[1].source == (dir / "a_b").string());
+    CHECK(roster.students[2].source == (dir / "a b").string());
+    CHECK(roster.notes.size() == 2);  // the file and the link
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a Gradescope export: students named after the submitters of submission_metadata.yml")
+{
+    const fs::path dir = fresh_dir("gradescope");
+    write_file(dir / "submission_101" / "scan_kogge_stone.cu", "");
+    write_file(dir / "submission_102" / "scan_kogge_stone.cu", "");
+    write_file(dir / "submission_103" / "scan_kogge_stone.cu", "");
+    write_file(dir / "submission_104" / "scan_kogge_stone.cu", "");
+    write_file(dir / "submission_metadata.yml", R"(submission_101:
+  :submitters:
+  - :name: Solo Student
+    :sid: '100'
+    :email: solo@uni.edu
+  :created_at: 2026-01-10 10:00:00.000000000 -08:00
+  :score: 10.0
+submission_102:
+  :submitters:
+  - :name: "<img src=x onerror=alert(1)>"
+    :sid: '200'
+    :email: ''
+  - :name: Pair Two
+    :sid: '201'
+    :email: two@uni.edu
+  :history:
+  - :submitters:
+    - :name: Someone Else
+submission_103:
+  :submitters:
+  - :name: ../../Name Only
+)");
+    const grading::Roster roster = grading::discover_roster(dir.string());
+    CHECK(roster.layout == grading::RosterLayout::gradescope);
+    CHECK(names(roster) == std::vector<std::string>{"200", "Name_Only", "solo@uni.edu", "submission_104"});
+    const auto& pair = roster.students[0];
+    REQUIRE(pair.submitters.size() == 2);
+    CHECK(pair.submitters[0].name == "<img src=x onerror=alert(1)>");
+    CHECK(pair.submitters[1].email == "two@uni.edu");
+    CHECK(roster.students[2].submitters[0].sid == "100");
+    CHECK(roster.notes.size() == 1);  // submission_104 is not in the metadata
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a GitHub Classroom clone: <assignment>-<username> folders, also inside <assignment>-submissions")
+{
+    const fs::path dir = fresh_dir("classroom");
+    write_file(dir / "hw1-submissions" / "hw1-octocat" / "scan_kogge_stone.cu", "");
+    write_file(dir / "hw1-submissions" / "hw1-monalisa" / "scan_kogge_stone.cu", "");
+    write_file(dir / "hw1-submissions" / "hw1-mona-lisa2" / "scan_kogge_stone.cu", "");
+    const grading::Roster roster = grading::discover_roster(dir.string());
+    CHECK(roster.layout == grading::RosterLayout::github_classroom);
+    CHECK(names(roster) == std::vector<std::string>{"mona-lisa2", "monalisa", "octocat"});
+    // One folder alone says nothing of a prefix: plain.
+    const fs::path one = fresh_dir("classroom_one");
+    write_file(one / "hw1-octocat" / "x.cu", "");
+    CHECK(grading::discover_roster(one.string()).layout == grading::RosterLayout::plain);
+    fs::remove_all(dir);
+    fs::remove_all(one);
+}
+
+TEST_CASE("no student folder, or no folder at all, is a clear error")
+{
+    const fs::path dir = fresh_dir("empty");
+    write_file(dir / "scan_kogge_stone.cu", "");
+    CHECK_THROWS_WITH_AS(grading::discover_roster(dir.string()), doctest::Contains("no student folders"),
+                         grading::RosterError);
+    CHECK_THROWS_WITH_AS(grading::discover_roster((dir / "missing").string()), doctest::Contains("no such directory"),
+                         grading::RosterError);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("shards: every student in exactly one, the same every time")
+{
+    std::vector<grading::RosterEntry> students;
+    for (int k = 0; k < 11; ++k) students.push_back({"s" + std::to_string(10 + k), "", {}});
+    std::multiset<std::string> seen;
+    for (int i = 0; i < 3; ++i)
+        for (const auto& s : grading::shard_of(students, i, 3)) seen.insert(s.name);
+    CHECK(seen.size() == 11);
+    CHECK(std::set<std::string>(seen.begin(), seen.end()).size() == 11);
+    CHECK(grading::shard_of(students, 1, 3).front().name == "s11");
+    CHECK(grading::shard_of(students, 0, 1).size() == 11);
+}
+
+TEST_CASE("GPUs: --gpus, the fake device, CUDA_VISIBLE_DEVICES, nvidia-smi -L, else CUDA's device 0")
+{
+    grading::Toolchain real;
+    real.nvcc = "/nonexistent/bin/nvcc";
+    int probes = 0;
+    const grading::DeviceProbe h100 = [&probes] {
+        ++probes;
+        grading::DeviceState d;
+        d.name = "NVIDIA H100";
+        d.uuid = "GPU-aaaa";
+        return d;
+    };
+    const grading::DeviceProbe none = [] {
+        grading::DeviceState d;
+        d.error = "cudaErrorNoDevice (no CUDA-capable device is detected)";
+        return d;
+    };
+    const std::string smi = "GPU 0: NVIDIA H200 (UUID: GPU-11111111-2222-3333-4444-555555555555)\n"
+                            "GPU 1: NVIDIA H200 (UUID: GPU-66666666-2222-3333-4444-555555555555)\n";
+
+    auto choice = grading::choose_gpus({"0", "1"}, real, h100, std::nullopt, std::nullopt);
+    REQUIRE(choice.gpus.size() == 2);
+    CHECK(!choice.fake);
+    CHECK(choice.gpus[1].visible == "1");
+    // An index counts in the class's own CUDA_VISIBLE_DEVICES, as CUDA's device numbers do.
+    choice = grading::choose_gpus({"1"}, real, h100, std::string("4,6"), std::nullopt);
+    REQUIRE(choice.gpus.size() == 1);
+    CHECK(choice.gpus[0].visible == "6");
+    CHECK(grading::choose_gpus({"2"}, real, h100, std::string("4,6"), std::nullopt).error.find("sees 2") !=
+          std::string::npos);
+
+    choice = grading::choose_gpus({}, real, h100, std::string("2,3"), smi);
+    CHECK(choice.gpus.size() == 2);
+    CHECK(choice.gpus[0].visible == "2");
+    CHECK(grading::choose_gpus({}, real, h100, std::string(""), smi).error.find("no GPU") != std::string::npos);
+    CHECK(!grading::choose_gpus({}, real, h100, std::string("NoDevFiles"), smi).error.empty());
+
+    choice = grading::choose_gpus({}, real, h100, std::nullopt, smi);
+    REQUIRE(choice.gpus.size() == 2);
+    CHECK(choice.gpus[1].visible == "GPU-66666666-2222-3333-4444-555555555555");
+    CHECK(choice.gpus[1].label == "1 (NVIDIA H200)");
+
+    choice = grading::choose_gpus({}, real, h100, std::nullopt, std::nullopt);
+    REQUIRE(choice.gpus.size() == 1);
+    CHECK(choice.gpus[0].visible == "0");
+    CHECK(grading::choose_gpus({}, real, none, std::nullopt, std::nullopt).error.find("no usable GPU") !=
+          std::string::npos);
+
+    // The fake toolchain's device: one virtual GPU, without asking CUDA.
+    grading::Toolchain fake;
+    fake.nvcc = FAKE_NVCC;
+    probes = 0;
+    choice = grading::choose_gpus({}, fake, h100, std::nullopt, std::nullopt);
+    CHECK(probes == 0);
+    CHECK(choice.fake);
+    CHECK(grading::choose_gpus({"0", "1"}, fake, h100, std::nullopt, std::nullopt).fake);
+    REQUIRE(choice.gpus.size() == 1);
+    CHECK(choice.gpus[0].label.find("fake device") != std::string::npos);
+}
+
+TEST_CASE("nvidia-smi -L: GPUs by UUID, a GPU in MIG mode by its instances")
+{
+    const auto gpus = grading::parse_nvidia_smi_list(
+        "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-aaaaaaaa-1111-2222-3333-444444444444)\n"
+        "  MIG 3g.40gb     Device  0: (UUID: MIG-bbbbbbbb-1111-2222-3333-444444444444)\n"
+        "  MIG 3g.40gb     Device  1: (UUID: MIG-cccccccc-1111-2222-3333-444444444444)\n"
+        "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-dddddddd-1111-2222-3333-444444444444)\n"
+        "No devices were found\n");
+    REQUIRE(gpus.size() == 3);
+    CHECK(gpus[0].visible == "MIG-bbbbbbbb-1111-2222-3333-444444444444");
+    CHECK(gpus[1].label.find("MIG 3g.40gb") != std::string::npos);
+    CHECK(gpus[2].visible == "GPU-dddddddd-1111-2222-3333-444444444444");
+    CHECK(grading::parse_nvidia_smi_list("").empty());
+}
+
+TEST_CASE("grade class's command line: its options, the grading options checked as one grading's")
+{
+    const fs::path dir = fresh_dir("command_line");
+    write_file(dir / "alice" / "x.cu", "");
+    const std::string subs = dir.string();
+    auto line = parse({"--submissions", subs, "--output-dir", "out", "--gpus", "1,0", "--per-gpu", "2", "--shard",
+                       "1/4", "--regrade", "alice", "bob", "--exercise", "scan_kogge_stone", "--reps", "5"});
+    REQUIRE(line.class_grading);
+    CHECK(line.class_grading->gpus == std::vector<std::string>{"0", "1"});
+    CHECK(line.class_grading->per_gpu == 2);
+    CHECK(line.class_grading->shard_index == 1);
+    CHECK(line.class_grading->shard_count == 4);
+    CHECK(line.class_grading->regrade == std::vector<std::string>{"alice", "bob"});
+    CHECK(line.class_grading->grade_args == std::vector<std::string>{"--exercise", "scan_kogge_stone", "--reps", "5"});
+    CHECK(line.class_grading->options.exercises == std::vector<std::string>{"scan_kogge_stone"});
+
+    line = parse({"merge", "--output-dir", "out", "a", "b"});
+    REQUIRE(line.class_merge);
+    CHECK(line.class_merge->shard_dirs == std::vector<std::string>{"a", "b"});
+
+    const auto refused = [&](std::vector<std::string> args, const std::string& says) {
+        const auto result = parse(args);
+        CHECK(!result.class_grading);
+        CHECK(result.exit_code == grading::exit_usage_error);
+        CHECK_MESSAGE(result.message.find(says) != std::string::npos, result.message);
+    };
+    refused({"--output-dir", "out"}, "--submissions is required");
+    refused({"--submissions", subs}, "--output-dir is required");
+    refused({"--submissions", subs, "--output-dir", "o", "--shard", "4/4"}, "0 <= I < N");
+    refused({"--submissions", subs, "--output-dir", "o", "--shard", "x"}, "expected I/N");
+    refused({"--submissions", subs, "--output-dir", "o", "--gpus", "0,0"}, "twice");
+    refused({"--submissions", subs, "--output-dir", "o", "--gpus", "0;rm"}, "CUDA device");
+    refused({"--submissions", subs, "--output-dir", "o", "--per-gpu", "0"}, "--per-gpu");
+    refused({"--submissions", subs, "--output-dir", "o", "--output", "x.json"}, "set by grade class");
+    refused({"--submissions", subs, "--output-dir", "o", "--work-dir=w"}, "set by grade class");
+    refused({"--submissions", subs, "--output-dir", "o", "--exercise", "nope"}, "unknown exercise");
+    refused({"--submissions", subs, "--output-dir", "o", "--reps", "0"}, "grade class --help");
+    refused({"merge", "--output-dir", "o", "--reps", "3"}, "only --output-dir");
+    CHECK(parse({"--help"}).message.find("grade class merge") != std::string::npos);
+    CHECK(parse({"--help"}).exit_code == grading::exit_success);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the class's results: statuses, failing cases, grader-side problems, changes after a regrade; every file "
+          "matches its schema")
+{
+    const json full = grade_results(10, {{"n=1/int", "pass"}, {"n=2/int", "pass"}}, 1.02);
+    const json stub = grade_results(0, {{"n=1/int", "wrong"}, {"n=2/int", "wrong"}});
+    const json hang = grade_results(4, {{"n=1/int", "pass"}, {"n=2/int", "timeout"}});
+    const json invalid = grade_results(0, {}, 0, "invalid_submission");
+    std::vector<grading::StudentFolder> folders = {student("full", full), student("stub", stub, full),
+                                                   student("hang", hang), student("crashed", std::nullopt),
+                                                   student("refused", invalid)};
+    const json results = grading::class_results(folders, {});
+    const auto errors = grading::validate_json_schema(schema(), results);
+    for (const auto& e : errors) MESSAGE(e.instance_path << " " << e.message);
+    CHECK(errors.empty());
+    CHECK(results.at("exercises") == json::array({"scan_kogge_stone"}));
+    const json& summary = results.at("summary");
+    CHECK(summary.at("students") == 5);
+    CHECK(summary.at("passed") == 1);
+    CHECK(summary.at("failed") == 3);
+    CHECK(summary.at("not_graded") == 1);
+    CHECK(summary.at("median_points") == 2.0);
+    // Students in name order; one not graded has no points.
+    CHECK(results.at("students").at(0).at("name") == "crashed");
+    CHECK(results.at("students").at(0).at("points").is_null());
+    CHECK(results.at("students").at(1).at("exercises").at(0).at("speedup") == 1.02);
+    // n=2/int failed for two students, with the diagnosis's numbers left out.
+    const json& top = results.at("failing_cases").at(0);
+    CHECK(top.at("label") == "n=2/int");
+    CHECK(top.at("students") == 2);
+    CHECK(top.at("diagnoses").at(0).at("summary") == "# of # output element(s) wrong");
+    std::set<std::string> kinds;
+    for (const auto& p : results.at("problems")) kinds.insert(p.at("kind").get<std::string>());
+    CHECK(kinds == std::set<std::string>{"not_graded", "timeout", "invalid_submission"});
+    REQUIRE(results.at("changes").size() == 1);
+    CHECK(results.at("changes").at(0).at("student") == "stub");
+    CHECK(results.at("changes").at(0).at("before") == 10.0);
+    CHECK(results.at("changes").at(0).at("after") == 0.0);
+    CHECK(results.at("changes").at(0).at("exercises").at(0).at("name") == "scan_kogge_stone");
+
+    // record.json's shape is in the same schema file.
+    const json record = grading::to_json(folders[3].record);
+    CHECK(grading::validate_json_schema(schema_of("record"), record).empty());
+    CHECK(grading::record_from_json(record).message == folders[3].record.message);
+    json bad = record;
+    bad["name"] = "../x";
+    CHECK(!grading::validate_json_schema(schema_of("record"), bad).empty());
+}
+
+TEST_CASE("class.csv: one row per student, a stable header, RFC 4180 quoting, '.' decimals, no formula")
+{
+    std::vector<grading::StudentFolder> folders = {student("b", grade_results(7.666666, {{"n=1/int", "wrong"}})),
+                                                   student("a", std::nullopt)};
+    folders[0].record.gpu = "GPU-1,\"x\"";
+    folders[1].record.gpu = "=HYPERLINK(\"x\")";
+    // A locale with ',' decimals must not change the numbers.
+    const char* locale = std::setlocale(LC_NUMERIC, "de_DE.UTF-8");
+    const std::string csv = grading::class_csv(grading::class_results(folders, {"scan_kogge_stone"}));
+    std::setlocale(LC_NUMERIC, "C");
+    if (!locale) MESSAGE("no de_DE locale here: the decimals were checked in C only");
+    CHECK(csv == "student,scan_kogge_stone,total,max_points,status,gpu,seconds\r\n"
+                 "a,,,,not_graded,\"'=HYPERLINK(\"\"x\"\")\",1.5\r\n"
+                 "b,7.67,7.67,10,failed,\"GPU-1,\"\"x\"\"\",1.5\r\n");
+}
+
+TEST_CASE("report.html: plots in inline SVG, nothing that loads or runs, every student text escaped")
+{
+    json hostile = grade_results(3, {{"n=1/int", "wrong"}});
+    hostile["exercises"][0]["cases"][0]["summary"] = "<script>alert('x')</script> & \"q\" \xff";
+    hostile["exercises"][0]["library_use"] = {"<b>CUB</b>"};
+    std::vector<grading::StudentFolder> folders = {student("eve", hostile), student("bob", grade_results(10, {{"n=1/int", "pass"}}, 0.5))};
+    folders[0].record.submitters = {{"<img src=x onerror=alert(1)>", "1", "eve@x\"onload=\"y"}};
+    folders[1].record.message = "</td><script>";
+    const std::string html = grading::class_report_html(grading::class_results(folders, {}));
+    CHECK(html.find("<script") == std::string::npos);
+    CHECK(html.find("<img") == std::string::npos);
+    CHECK(html.find("<b>CUB") == std::string::npos);
+    CHECK(html.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+    CHECK(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;") != std::string::npos);
+    CHECK(html.find("eve@x&quot;onload=&quot;y") != std::string::npos);
+    CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));  // the SVG namespace only
+    CHECK(html.find("https://") == std::string::npos);
+    CHECK(html.find("default-src 'none'") != std::string::npos);
+    CHECK(html.find("<svg class=\"plot histogram\"") != std::string::npos);
+    CHECK(html.find("<svg class=\"plot speedups\"") != std::string::npos);
+    CHECK(grading::html_escape("a<b>&\"'") == "a&lt;b&gt;&amp;&quot;&#39;");
+}
+
+TEST_CASE("the class's files are written atomically, and a student's folder reads back with its previous results")
+{
+    const fs::path out = fresh_dir("files");
+    const fs::path dir = out / "students" / "alice";
+    write_file(dir / "results.json", grade_results(4, {{"n=1/int", "wrong"}}).dump());
+    write_file(dir / "previous" / "1" / "results.json", grade_results(1, {{"n=1/int", "wrong"}}).dump());
+    write_file(dir / "previous" / "2" / "results.json", grade_results(2, {{"n=1/int", "wrong"}}).dump());
+    write_file(dir / "previous" / "3" / "results.json", "{ cut sho");
+    grading::StudentRecord record;
+    record.name = "alice";
+    record.outcome = "graded";
+    write_file(dir / "record.json", grading::to_json(record).dump());
+    const grading::StudentFolder folder = grading::read_student_folder(dir.string());
+    REQUIRE(folder.results);
+    REQUIRE(folder.previous);
+    CHECK(folder.previous->at("points") == 2.0);  // the latest that parses
+    CHECK(!grading::read_grade_results((out / "missing.json").string()));
+    write_file(out / "not_results.json", "[1, 2]");
+    CHECK(!grading::read_grade_results((out / "not_results.json").string()));
+    grading::write_class_files(out.string(), grading::class_results({folder}, {}));
+    for (const char* file : {"results.json", "class.csv", "report.html"}) CHECK(fs::is_regular_file(out / file));
+    std::size_t leftovers = 0;
+    for (const auto& entry : fs::directory_iterator(out)) leftovers += entry.path().filename().string()[0] == '.';
+    CHECK(leftovers == 0);
+    fs::remove_all(out);
+}
+
+TEST_CASE("clock_text")
+{
+    CHECK(grading::clock_text(0) == "0:00");
+    CHECK(grading::clock_text(65.4) == "1:05");
+    CHECK(grading::clock_text(3725) == "1:02:05");
+}

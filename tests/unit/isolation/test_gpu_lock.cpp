@@ -1,0 +1,199 @@
+// The GPU lock (harness/gpu_lock.hpp): a timed case's hold excludes every other, untimed holds
+// share, and the file cannot be redirected. Holds of one process use descriptors of their own, so
+// threads here stand in for gradings (flock treats each open file apart).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "harness/gpu_lock.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using harness::GpuLock;
+
+namespace {
+
+using test_support::fresh_dir;
+
+// What another grading could take right now, without waiting: "exclusive", "shared" or "none".
+std::string free_for(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    std::string answer = "none";
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+        answer = "exclusive";
+    else if (::flock(fd, LOCK_SH | LOCK_NB) == 0)
+        answer = "shared";
+    ::close(fd);
+    return answer;
+}
+
+}  // namespace
+
+TEST_CASE("a timed case's hold excludes every other hold; untimed holds share")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("modes").string(), "GPU-test"));
+    CHECK(free_for(lock.path()) == "exclusive");
+    {
+        const GpuLock::Hold timed = lock.hold(true);
+        CHECK(free_for(lock.path()) == "none");
+    }
+    CHECK(free_for(lock.path()) == "exclusive");
+    {
+        const GpuLock::Hold untimed = lock.hold(false);
+        CHECK(free_for(lock.path()) == "shared");
+        const GpuLock::Hold another = lock.hold(false);  // a second grading's correctness phase
+        CHECK(free_for(lock.path()) == "shared");
+    }
+    CHECK(free_for(lock.path()) == "exclusive");
+}
+
+TEST_CASE("a hold waits until the timed hold before it is dropped, and says how long it waited")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("wait").string(), "GPU-test"));
+    std::atomic<bool> dropped{false}, asking{false};
+    bool admitted_early = true;
+    std::chrono::steady_clock::duration waited{};
+    GpuLock::Hold timed = lock.hold(true);
+    std::thread other([&] {
+        asking = true;
+        const GpuLock::Hold untimed = lock.hold(false);
+        admitted_early = !dropped.load();
+        waited = untimed.waited;
+    });
+    // The 300 ms start once the other thread is asking (on a loaded machine it may start late).
+    while (!asking) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    dropped = true;
+    timed = {};
+    other.join();
+    CHECK_FALSE(admitted_early);
+    // Between `asking` and the hold's own clock a loaded machine may pause the thread a little.
+    CHECK(waited >= std::chrono::milliseconds(200));
+}
+
+TEST_CASE("an untimed case that asks after a waiting timed case goes after it")
+{
+    // Without the queue, flock grants every new shared hold at once, and correctness phases of a
+    // few gradings could keep a timing waiting for as long as they keep overlapping.
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("queue").string(), "GPU-test"));
+    std::atomic<int> order{0};
+    int timed_turn = 0, late_turn = 0;
+    GpuLock::Hold early = lock.hold(false);  // a correctness phase under way
+    std::thread timed([&] {
+        const GpuLock::Hold hold = lock.hold(true);
+        timed_turn = ++order;
+    });
+    // The timed case is in line once it holds the queue (bounded: the test fails, it never hangs).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (free_for(lock.path() + ".queue") != "none" && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(free_for(lock.path() + ".queue") == "none");
+    std::thread late([&] {
+        const GpuLock::Hold hold = lock.hold(false);
+        late_turn = ++order;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(order.load() == 0);  // neither went while the early hold lasts
+    early = {};
+    timed.join();
+    late.join();
+    CHECK(timed_turn == 1);
+    CHECK(late_turn == 2);
+}
+
+TEST_CASE("the lock file: its name from the GPU, readable by all, never through a link")
+{
+    CHECK(harness::gpu_lock_path("/tmp", "GPU-5e3a/../x y") == "/tmp/pmpp-grader-gpu-GPU-5e3a____x_y.lock");
+    CHECK(harness::gpu_lock_path("/tmp", "") == "/tmp/pmpp-grader-gpu-unknown.lock");
+
+    const fs::path dir = fresh_dir("file");
+    const GpuLock lock((dir / "made.lock").string());
+    CHECK((fs::status(dir / "made.lock").permissions() & fs::perms::others_read) != fs::perms::none);
+
+    std::ofstream(dir / "elsewhere") << "not a lock\n";
+    fs::create_symlink(dir / "elsewhere", dir / "planted.lock");
+    CHECK_THROWS_AS(GpuLock((dir / "planted.lock").string()), std::runtime_error);
+    CHECK_THROWS_AS(GpuLock((dir / "missing-dir" / "x.lock").string()), std::runtime_error);
+}
+
+TEST_CASE("checking waits while a batch holds the quiet file, and goes on at once otherwise")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("quiet").string(), "GPU-test"));
+    lock.wait_while_quiet();  // nothing timed: returns at once
+    const harness::QuietWhileTimed gate(lock);
+    gate.wait();
+
+    std::atomic<bool> asking{false}, through{false};
+    GpuLock::Hold batch = lock.quiet();
+    std::thread checking([&] {
+        asking = true;
+        gate.wait();
+        through = true;
+    });
+    while (!asking) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_FALSE(through.load());
+    batch = {};
+    checking.join();
+    CHECK(through.load());
+
+    // Another grading's batch (its own open file) holds checking back just the same.
+    const int other = ::open((lock.path() + ".quiet").c_str(), O_RDONLY);
+    REQUIRE(other >= 0);
+    REQUIRE(::flock(other, LOCK_EX) == 0);
+    through = false;
+    std::thread checking_again([&] {
+        lock.wait_while_quiet();
+        through = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK_FALSE(through.load());
+    ::close(other);
+    checking_again.join();
+    CHECK(through.load());
+}
+
+TEST_CASE("checking waits for a batch at most so long: a grading stopped mid-batch does not stop the others")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("quiet_limit").string(), "GPU-test"));
+    const GpuLock::Hold stuck = lock.quiet();  // never dropped while the wait runs
+    const auto started = std::chrono::steady_clock::now();
+    lock.wait_while_quiet(std::chrono::milliseconds(200));
+    CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(200));
+    CHECK(GpuLock::max_quiet_wait >= std::chrono::seconds(16));  // two batches at their cap
+}
+
+TEST_CASE("exercise places: as many held at once as there are, over every grading; the next waits for one")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("places").string(), "GPU-test"));
+    GpuLock::Hold first = lock.exercise_place(2);
+    const GpuLock::Hold second = lock.exercise_place(2);
+    std::atomic<bool> asking{false}, placed{false}, dropped{false};
+    bool placed_early = true;
+    std::thread third([&] {
+        asking = true;
+        const GpuLock::Hold place = lock.exercise_place(2);
+        placed_early = !dropped.load();
+        placed = true;
+    });
+    while (!asking) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(placed.load());
+    dropped = true;
+    first = {};
+    third.join();
+    CHECK_FALSE(placed_early);
+    // Each place is a file of its own beside the lock, held exclusively.
+    CHECK(fs::exists(lock.path() + ".place0"));
+    CHECK(fs::exists(lock.path() + ".place1"));
+    CHECK_FALSE(fs::exists(lock.path() + ".place2"));
+}

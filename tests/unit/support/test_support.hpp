@@ -1,0 +1,68 @@
+// What many tests need and each used to define for itself: text search, lines joined, files read
+// and written, a fresh directory per test, the fixture programs. One copy here
+// (tests/unit/support/), included by every test under tests/unit/ as "support/test_support.hpp".
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace test_support {
+
+inline bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+// The repository's root (GRADER_REPOSITORY, which grader_test_support defines): absolute, so
+// that no test depends on the folder CTest runs it in or on how the compiler spells __FILE__.
+inline std::filesystem::path repository()
+{
+    return GRADER_REPOSITORY;
+}
+
+// The lines, each ended by a newline.
+inline std::string joined_lines(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const auto& line : lines) text += line + "\n";
+    return text;
+}
+
+// The whole file, byte for byte; empty when it cannot be read.
+inline std::string file_text(const std::filesystem::path& path)
+{
+    std::ifstream file(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// Writes `text` to `path`, creating its directory first.
+inline void write_file(const std::filesystem::path& path, const std::string& text)
+{
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+// An empty directory of this test process: temp/grader_<pid>_<name> (removed first if it exists).
+inline std::filesystem::path fresh_dir(const std::string& name)
+{
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("grader_" + std::to_string(::getpid()) + "_" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+#ifdef GRADER_FIXTURE_DIR
+// The path of a fixture program (tests/fixtures), for the tests whose target defines GRADER_FIXTURE_DIR.
+inline std::string fixture(const std::string& name)
+{
+    return std::string(GRADER_FIXTURE_DIR) + "/" + name;
+}
+#endif
+
+}  // namespace test_support
