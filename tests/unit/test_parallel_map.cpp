@@ -4,6 +4,7 @@
 // the others or the caller. No test waits on a clock: tasks wait on each other or on the test.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <ostream>
@@ -39,7 +40,8 @@ struct Board {
 ThreadStarter failing_after(int successes, int& tries)
 {
     return [successes, &tries](std::function<void()> body) {
-        if (tries++ >= successes) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+        if (tries++ >= successes)
+            throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
         return std::thread(std::move(body));
     };
 }
@@ -94,7 +96,8 @@ TEST_CASE("OrderedParallelMap: never more tasks at once than its width, taken in
         {
             std::lock_guard<std::mutex> lock(board.mutex);
             CHECK(board.running == width);
-            CHECK(began == std::vector<int>{0, 1, 2});
+            // Taken in the order given (which of the three reaches the board first is the threads' affair).
+            CHECK(std::set<int>(began.begin(), began.end()) == std::set<int>{0, 1, 2});
         }
         // One permit at a time: one more task begins for each that ends.
         for (int k = width; k < count; ++k) {
@@ -114,8 +117,8 @@ TEST_CASE("OrderedParallelMap: never more tasks at once than its width, taken in
         CHECK(map.empty());
     }
     CHECK(board.most_running == width);
-    CHECK(std::is_sorted(began.begin(), began.end()));
-    CHECK(began.size() == count);
+    REQUIRE(began.size() == count);
+    for (int k = width; k < count; ++k) CHECK(began[k] == k);  // one at a time, in the order given
 }
 
 TEST_CASE("parallel_map and OrderedParallelMap: a task's exception comes back where its result would")
