@@ -92,9 +92,10 @@ TEST_CASE("OrderedParallelMap: never more tasks at once than its width, taken in
                 return k * k + 1;
             });
         // The first `width` are running and waiting: no further one has begun.
-        board.wait_until([&] { return board.started == width; });
+        board.wait_until([&] { return board.started >= width; });
         {
             std::lock_guard<std::mutex> lock(board.mutex);
+            CHECK(board.started == width);
             CHECK(board.running == width);
             // Taken in the order given (which of the three reaches the board first is the threads' affair).
             CHECK(std::set<int>(began.begin(), began.end()) == std::set<int>{0, 1, 2});
@@ -106,7 +107,9 @@ TEST_CASE("OrderedParallelMap: never more tasks at once than its width, taken in
                 ++board.permits;
             }
             board.changed.notify_all();
-            board.wait_until([&] { return board.started == k + 1; });
+            board.wait_until([&] { return board.started >= k + 1; });
+            std::lock_guard<std::mutex> lock(board.mutex);
+            CHECK(board.started == k + 1);
         }
         {
             std::lock_guard<std::mutex> lock(board.mutex);
@@ -165,9 +168,25 @@ TEST_CASE("parallel_map: threads that cannot start leave their share to the othe
     }
     SUBCASE("one thread starts, the others cannot: it runs every task")
     {
+        // The first task holds the one thread until every task is given, so that each later one
+        // finds no idle thread and asks for another.
         int tries = 0;
-        CHECK(parallel_map(items, 4, fn, failing_after(1, tries)) == doubled);
-        CHECK(tries >= 2);  // a second thread was asked for, and failed
+        Board board;
+        OrderedParallelMap<int> map(4, failing_after(1, tries));
+        map.push([&] {
+            board.wait_until([&] { return board.permits > 0; });
+            return fn(items[0]);
+        });
+        for (std::size_t k = 1; k < items.size(); ++k) map.push([&fn, &items, k] { return fn(items[k]); });
+        CHECK(tries == static_cast<int>(items.size()));  // one thread started, every later ask failed
+        {
+            std::lock_guard<std::mutex> lock(board.mutex);
+            board.permits = 1;
+        }
+        board.changed.notify_all();
+        std::vector<int> results;
+        while (!map.empty()) results.push_back(map.pop());
+        CHECK(results == doubled);
         REQUIRE(ran_on.size() == 1);
         CHECK(*ran_on.begin() != std::this_thread::get_id());
     }
