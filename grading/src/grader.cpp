@@ -8,7 +8,10 @@
 #include <future>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <type_traits>
 
 #include "grader_config.hpp"
 #include "grading/console.hpp"
@@ -24,6 +27,10 @@
 namespace fs = std::filesystem;
 
 namespace grading {
+
+// What was asked is plain data: a class grader may copy it for each student.
+static_assert(std::is_copy_constructible_v<GradeRequest> && std::is_copy_assignable_v<GradeRequest>);
+
 namespace {
 
 using detail::describe_case;
