@@ -98,8 +98,9 @@ private:
 
 // The ordered parallel map: tasks given one by one (push) run on at most `width` threads, taken in
 // the order given, and their results come back in that order (pop), or through the future push
-// returns. A task's exception comes back where its result would. Destroying the map drops the tasks
-// not begun and waits for those running, so that no task outlives what it refers to.
+// returns. A task's exception comes back where its result would. A width below 1 counts as 1.
+// Destroying the map drops the tasks not begun (their futures hold a broken promise) and waits for
+// those running, so that no task outlives what it refers to.
 //
 // The grader's builds, exercises and case checks all run through it: parallel_map below for a
 // whole list at once, push and pop for a stream (checks of cases as the runner settles them).
