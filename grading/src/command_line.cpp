@@ -47,7 +47,8 @@ std::string shipped_file(const std::string& bin_dir, const std::string& name, co
 // grade's bin/ folder: where main found the reference runner, beside grade.
 std::string bin_dir_of(const GradeOptions& defaults)
 {
-    return defaults.reference_runner.empty() ? std::string() : fs::path(defaults.reference_runner).parent_path().string();
+    const std::string& runner = defaults.environment.reference_runner;
+    return runner.empty() ? std::string() : fs::path(runner).parent_path().string();
 }
 
 // Short: it is also the subcommand's line in grade --help.
@@ -138,17 +139,19 @@ void refuse_grading_options(const CLI::App& app)
 // What single options cannot check: how they combine, the submission directory and the case labels.
 void check_grade_command(const CLI::App& app, GradeCommand& command)
 {
-    GradeOptions& options = command.options;
-    command.formats.gradescope_settings = options.rubric.gradescope;
+    GradeRequest& request = command.options.request;
+    command.formats.gradescope_settings = request.rubric.gradescope;
     command.work_dir_given = app.count("--work-dir") > 0;
     if (app.count("--no-reference-timing") && app.count("--reference-runner"))
         throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
-    if (options.build_only) {
+    if (request.build_only) {
         for (const char* timing : {"--case", "--reference-runner", "--reps", "--timing-precision"})
-            if (app.count(timing)) throw CLI::ValidationError("--build-only", std::string("runs no case: ") + timing + " has nothing to do");
-        options.reference_runner.clear();  // nothing is timed
+            if (app.count(timing))
+                throw CLI::ValidationError("--build-only",
+                                           std::string("runs no case: ") + timing + " has nothing to do");
+        command.options.environment.reference_runner.clear();  // nothing is timed
     }
-    std::vector<std::string>& names = options.exercises;
+    std::vector<std::string>& names = request.exercises;
     names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
     if (names.empty())
         for (const auto& e : harness::all_exercises()) names.push_back(e.name);
@@ -162,24 +165,27 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
                                                        "'); grade grades one submission (grade class grades "
                                                        "every student folder below one directory)");
     }
-    if (options.submission.empty()) throw CLI::RequiredError("--submission (or --list)");
-    if (!fs::is_directory(options.submission))
-        throw CLI::ValidationError("--submission", "no directory " + options.submission);
+    if (request.submission.empty()) throw CLI::RequiredError("--submission (or --list)");
+    if (!fs::is_directory(request.submission))
+        throw CLI::ValidationError("--submission", "no directory " + request.submission);
     // Hidden cases never fall back to public seeds (grading/hidden_cases.hpp).
-    if (!options.hidden_secret && declares_hidden_cases(options.rubric, names))
-        throw CLI::ValidationError("--rubric", std::string("hides cases (visible_cases, hidden_cases), and no secret was "
+    if (!request.hidden_secret && declares_hidden_cases(request.rubric, names))
+        throw CLI::ValidationError("--rubric",
+                                   std::string("hides cases (visible_cases, hidden_cases), and no secret was "
                                                "given for their seeds: pass --secret-file FILE or set ") +
-                                                   secret_variable);
-    if (options.case_label.empty()) return;
+                                       secret_variable);
+    if (request.case_label.empty()) return;
     if (names.size() != 1) throw CLI::ValidationError("--case", "needs exactly one --exercise");
-    if (!harness::find_case(graded_cases(*harness::find_exercise(names[0]), options.rubric, nullptr), options.case_label))
+    if (!harness::find_case(graded_cases(*harness::find_exercise(names[0]), request.rubric, nullptr),
+                            request.case_label))
         throw CLI::ValidationError("--case",
-                                   "no case '" + options.case_label + "' in " + names[0] + " (see grade --list)");
+                                   "no case '" + request.case_label + "' in " + names[0] + " (see grade --list)");
 }
 
 void declare_grade_options(CLI::App& app, GradeCommand& command)
 {
-    GradeOptions& o = command.options;
+    GradeRequest& o = command.options.request;
+    GradingEnvironment& environment = command.options.environment;
     app.add_option("--submission", o.submission, "the student's directory (files may sit anywhere below it)")
         ->type_name("DIR");
     app.add_option("--exercise", o.exercises, "grade only these exercises (default: all ten)")
@@ -210,8 +216,10 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                    "they passed (as in every format above; --output is the instructor's)")
         ->type_name("FILE");
     app.add_flag("--quiet", command.quiet, "print only the final table and errors");
-    app.add_option("--work-dir", o.work_dir, "runners and logs go here, locked for this grading (default: a fresh\n"
-                   "directory of its own below grader-work/, removed afterwards unless --keep-work)")->type_name("DIR");
+    app.add_option("--work-dir", environment.work_dir,
+                   "runners and logs go here, locked for this grading (default: a fresh\n"
+                   "directory of its own below grader-work/, removed afterwards unless --keep-work)")
+        ->type_name("DIR");
     app.add_option_function<double>(
            "--time-limit", [&o](const double& s) { o.limits.exercise_budget = to_milliseconds(s); },
            "wall-clock budget per exercise in seconds (default: 120)")
@@ -234,7 +242,7 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
            "percent, 0.01 to 100 (default: 1)")
         ->type_name("PERCENT")
         ->check(CLI::Range(0.01, 100.0).description(""));
-    const std::string bin_dir = bin_dir_of(o);
+    const std::string bin_dir = bin_dir_of(command.options);
     app.add_option_function<std::string>(
            "--rubric", [&o](const std::string& path) { o.rubric = rubric_from_file(path); },
            "points, speed thresholds, weights and Gradescope's visibility, checked against\n" +
@@ -266,15 +274,15 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                    "their speed cases still take the GPU in turn")
         ->type_name("N")
         ->check(CLI::Range(1, 64).description(""));
-    app.add_option("--nvcc", o.toolchain.nvcc, "compiler (default: the one the grader was built with)")
+    app.add_option("--nvcc", environment.toolchain.nvcc, "compiler (default: the one the grader was built with)")
         ->type_name("PATH");
-    app.add_option("--arch", o.toolchain.arch, "GPU architecture, e.g. 90 for sm_90 (default: the build's)")
+    app.add_option("--arch", environment.toolchain.arch, "GPU architecture, e.g. 90 for sm_90 (default: the build's)")
         ->type_name("NN")
         ->check(gpu_architecture);
     app.add_flag_callback(
-        "--no-reference-timing", [&o] { o.reference_runner.clear(); },
+        "--no-reference-timing", [&environment] { environment.reference_runner.clear(); },
         "do not time the hidden reference (no speed points)");
-    app.add_option("--reference-runner", o.reference_runner,
+    app.add_option("--reference-runner", environment.reference_runner,
                    "the reference runner to time against (default: next to grade)")
         ->type_name("P");
     app.add_flag("--no-sandbox", command.no_sandbox,
@@ -298,7 +306,7 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
     app.add_flag("--sanitize", o.sanitize,
                  "also run the small and medium cases under compute-sanitizer (memcheck, racecheck,\n"
                  "synccheck, initcheck; the rubric's sanitizer chooses the tools and prices findings)");
-    app.add_option("--compute-sanitizer", o.compute_sanitizer,
+    app.add_option("--compute-sanitizer", environment.compute_sanitizer,
                    "the compute-sanitizer to use (default: the toolkit's, else from PATH)")
         ->type_name("PATH");
     app.callback([&app, &command] {
@@ -376,7 +384,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
     grade.no_sandbox = !GRADER_SANDBOX_BY_DEFAULT;
     declare_grade_options(app, grade);
     BenchCommand bench;
-    bench.reference_runner = defaults.reference_runner;
+    bench.reference_runner = defaults.environment.reference_runner;
     CLI::App* bench_app = app.add_subcommand("bench", bench_description);
     declare_bench_options(*bench_app, bench);
     try {

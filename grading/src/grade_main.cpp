@@ -45,16 +45,16 @@ std::string own_executable(const char* argv0)
 grading::GradeOptions defaults_for(const std::string& typed, const std::string& executable)
 {
     grading::GradeOptions options;
-    options.grade_command = typed;
-    options.toolchain = grading::default_toolchain(executable);
-    options.compile_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    options.request.grade_command = typed;
+    options.environment.toolchain = grading::default_toolchain(executable);
+    options.request.compile_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // Side by side: two exercises per three cores (each has a runner and a reference runner, busy on
     // the CPU only while they make inputs and check outputs), 4 to 16: the ten of the course at once
     // on a 16-core machine.
-    options.parallel_exercises = std::clamp(options.compile_jobs * 2 / 3, 4, 16);
+    options.request.parallel_exercises = std::clamp(options.request.compile_jobs * 2 / 3, 4, 16);
     // Always named, so that the preflight reports a missing one instead of silently grading
     // without speed points; --no-reference-timing clears it.
-    options.reference_runner = (fs::path(executable).parent_path() / "grader_reference_runner").string();
+    options.environment.reference_runner = (fs::path(executable).parent_path() / "grader_reference_runner").string();
     return options;
 }
 
@@ -95,7 +95,9 @@ bool every_case_passed(const grading::GradeReport& report, const grading::Rubric
 
 int run_grade(grading::GradeCommand command)
 {
-    if (command.list) return list_cases(command.options.exercises), grading::exit_success;
+    grading::GradeRequest& request = command.options.request;
+    grading::GradingEnvironment& environment = command.options.environment;
+    if (command.list) return list_cases(request.exercises), grading::exit_success;
 
     // Everything that would make the grading meaningless is checked first, and reported at once:
     // each problem with what to do, then exit code 3, with nothing built, run or written.
@@ -117,7 +119,7 @@ int run_grade(grading::GradeCommand command)
                                                   "\n  (install Debian's bubblewrap package, or pass --no-sandbox "
                                                   "for trusted code only)");
         else
-            command.options.sandbox = &*sandbox;
+            environment.sandbox = &*sandbox;
     }
     // Timed cases of every grading on this machine take turns on the GPU (harness/gpu_lock.hpp).
     std::optional<harness::GpuLock> gpu_lock;
@@ -127,12 +129,12 @@ int run_grade(grading::GradeCommand command)
         ~ClearGate() { harness::set_chunk_gate(nullptr); }
     } clear_gate_before_the_lock_goes;
     // --build-only runs nothing on the GPU: no lock, no device node, no monitor.
-    const bool uses_gpu = !command.options.build_only;
+    const bool uses_gpu = !request.build_only;
     if (problems.empty() && uses_gpu) {
-        const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
+        const grading::DeviceState gpu = grading::grading_device(environment.toolchain, probe_once);
         try {
             gpu_lock.emplace(harness::gpu_lock_path(command.gpu_lock_dir, gpu.uuid.empty() ? gpu.name : gpu.uuid));
-            command.options.gpu_lock = &*gpu_lock;
+            environment.gpu_lock = &*gpu_lock;
             checking_gate.emplace(*gpu_lock);
             harness::set_chunk_gate(&*checking_gate);
         } catch (const std::exception& e) {
@@ -144,26 +146,27 @@ int run_grade(grading::GradeCommand command)
     // the sandbox clears the environment, and a runner could unset it anyway): the sandbox binds
     // only its /dev/nvidiaN. A machine with several GPUs where that node cannot be told is refused.
     if (problems.empty() && sandbox && uses_gpu) {
-        const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
-        command.options.gpu_node = harness::gpu_device_node(gpu.pci_bus_id);
-        if (command.options.gpu_node.empty() && harness::gpu_device_node_count() > 1)
+        const grading::DeviceState gpu = grading::grading_device(environment.toolchain, probe_once);
+        environment.gpu_node = harness::gpu_device_node(gpu.pci_bus_id);
+        if (environment.gpu_node.empty() && harness::gpu_device_node_count() > 1)
             problems.push_back("cannot tell which of this machine's " +
                                std::to_string(harness::gpu_device_node_count()) + " GPU device nodes is " +
                                (gpu.name.empty() ? std::string("the graded GPU") : gpu.name) + " (PCI " +
-                               gpu.pci_bus_id + ": no /proc/driver/nvidia/gpus entry), so submitted code would "
+                               gpu.pci_bus_id +
+                               ": no /proc/driver/nvidia/gpus entry), so submitted code would "
                                "see every GPU\n  (grade on a machine or a job with one GPU, or with the NVIDIA "
                                "driver's /proc entries)");
     }
     // Other processes on the GPU during timed phases, and its clocks (NVML, where the driver has it).
     std::optional<grading::GpuMonitor> monitor;
     if (problems.empty() && uses_gpu) {
-        const grading::DeviceState gpu = grading::grading_device(command.options.toolchain, probe_once);
+        const grading::DeviceState gpu = grading::grading_device(environment.toolchain, probe_once);
         if (!gpu.uuid.empty()) monitor.emplace(gpu.uuid);
         if (monitor && monitor->available()) {
-            command.options.gpu_intruders = [&monitor](auto busy_since, int stopped_runner) {
+            environment.gpu_intruders = [&monitor](auto busy_since, int stopped_runner) {
                 return monitor->intruders(busy_since, stopped_runner);
             };
-            command.options.gpu_clocks = [&monitor] { return monitor->clocks(); };
+            environment.gpu_clocks = [&monitor] { return monitor->clocks(); };
         } else if (!command.quiet) {
             std::cout << "grade: not watching the GPU for other processes: "
                       << (monitor ? monitor->why_unavailable() : std::string("the GPU has no UUID")) << "\n";
@@ -174,9 +177,9 @@ int run_grade(grading::GradeCommand command)
     std::optional<grading::WorkDirectory> work_dir;
     if (problems.empty()) {
         try {
-            work_dir.emplace(grading::WorkDirectory::claim(command.options.work_dir, command.work_dir_given));
-            command.options.work_dir = work_dir->path();
-            if (command.options.keep_work) work_dir->keep();
+            work_dir.emplace(grading::WorkDirectory::claim(environment.work_dir, command.work_dir_given));
+            environment.work_dir = work_dir->path();
+            if (request.keep_work) work_dir->keep();
         } catch (const grading::WorkDirectoryError& e) {
             problems.push_back(e.what());
         }
@@ -188,24 +191,23 @@ int run_grade(grading::GradeCommand command)
     }
 
     const bool colour = grading::colour_wanted(STDOUT_FILENO);
-    command.options.colour = colour;
+    request.colour = colour;
     std::ostream silent(nullptr);
     std::ostream& progress = command.quiet ? silent : std::cout;
     try {
-        const grading::GradeReport report = grading::grade(command.options, progress);
+        const grading::GradeReport report = grading::grade(request, environment, progress);
         grading::write_file_atomically(command.output, grading::to_json_text(report));
         grading::FormatRequests formats = command.formats;
-        formats.rubric = command.options.rubric;  // the split of each exercise's points, as scored
+        formats.rubric = request.rubric;  // the split of each exercise's points, as scored
         grading::write_requested_formats(report, formats);
         grading::print_summary_table(report, std::cout, colour);
         grading::print_first_fixes(report, std::cout);  // --quiet too: what to do next
         progress << "results written to " << command.output << "\n";
-        if (command.options.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
+        if (request.keep_work && work_dir->fresh()) progress << "runners and logs kept in " << work_dir->path() << "\n";
         // The last line, --quiet or not: what a build step or a script that ran grade shows.
-        const grading::Rubric& rubric = command.options.rubric;
-        std::cout << grading::grading_verdict(report, command.options.build_only, &rubric) << std::endl;
-        const bool fine =
-            command.options.build_only ? every_file_built(report, rubric) : every_case_passed(report, rubric);
+        const grading::Rubric& rubric = request.rubric;
+        std::cout << grading::grading_verdict(report, request.build_only, &rubric) << std::endl;
+        const bool fine = request.build_only ? every_file_built(report, rubric) : every_case_passed(report, rubric);
         return fine ? grading::exit_success : grading::exit_graded_with_failures;
     } catch (const std::exception& e) {
         std::cerr << "grade: the grading could not finish: " << harness::printable_text(e.what()) << "\n";
@@ -223,7 +225,7 @@ int main(int argc, char** argv)
     grading::GradeOptions defaults = defaults_for(argv[0], own_executable(argv[0]));
     if (secret) {
         try {
-            defaults.hidden_secret.emplace(*secret, grading::HiddenCaseSecret::Source::environment);
+            defaults.request.hidden_secret.emplace(*secret, grading::HiddenCaseSecret::Source::environment);
         } catch (const grading::SecretError& e) {
             std::cerr << "grade: " << grading::secret_variable << ": " << e.what() << "\n";
             return grading::exit_usage_error;

@@ -1,27 +1,23 @@
 #include "grading/grader.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <deque>
-#include <exception>
 #include <filesystem>
 #include <future>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <numeric>
+#include <optional>
 #include <sstream>
-#include <thread>
+#include <stdexcept>
+#include <type_traits>
 
 #include "grader_config.hpp"
 #include "grading/console.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/parallel.hpp"
 #include "harness/text.hpp"
 #include "harness/timing/speed_case.hpp"
 #include "judge.hpp"
@@ -31,6 +27,10 @@
 namespace fs = std::filesystem;
 
 namespace grading {
+
+// What was asked is plain data: a class grader may copy it for each student.
+static_assert(std::is_copy_constructible_v<GradeRequest> && std::is_copy_assignable_v<GradeRequest>);
+
 namespace {
 
 using detail::describe_case;
@@ -68,12 +68,12 @@ std::string utc_now()
 
 // The exercise's cases as the rubric grades them: hidden ones on seeds from the secret
 // (grading/hidden_cases.hpp).
-std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, const GradeOptions& options)
+std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, const GradeRequest& request)
 {
     std::vector<harness::Case> cases =
-        graded_cases(exercise, options.rubric, options.hidden_secret ? &*options.hidden_secret : nullptr);
-    if (options.case_label.empty()) return cases;
-    const harness::Case* only = harness::find_case(cases, options.case_label);
+        graded_cases(exercise, request.rubric, request.hidden_secret ? &*request.hidden_secret : nullptr);
+    if (request.case_label.empty()) return cases;
+    const harness::Case* only = harness::find_case(cases, request.case_label);
     return only ? std::vector<harness::Case>{*only} : std::vector<harness::Case>{};
 }
 
@@ -82,15 +82,15 @@ std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, con
 // <work>/<exercise>/<log>.log.
 // A sanitizer run (sanitizer/run.hpp) starts it as `wrapper` (compute-sanitizer and its options)
 // followed by the runner, in a sandbox that also shows `shown_dir` (the sanitizer's own directory).
-harness::SpawnOptions runner_spawn(const GradeOptions& options, const harness::Exercise& exercise,
+harness::SpawnOptions runner_spawn(const GradingEnvironment& environment, const harness::Exercise& exercise,
                                    const std::string& program, const std::string& log,
                                    const std::vector<std::string>& wrapper = {}, const std::string& shown_dir = {})
 {
-    const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
+    const fs::path dir = fs::absolute(fs::path(environment.work_dir) / exercise.name);
     harness::SpawnOptions spawn;
     spawn.output_file = (dir / (log + ".log")).string();
     spawn.argv = wrapper;
-    if (options.sandbox == nullptr) {
+    if (environment.sandbox == nullptr) {
         spawn.argv.push_back(program);
         spawn.working_dir = dir.string();
         return spawn;
@@ -102,26 +102,26 @@ harness::SpawnOptions runner_spawn(const GradeOptions& options, const harness::E
         policy.shm_bytes = 256ull << 20;  // compute-sanitizer may talk to the runner through shared memory
     }
     policy.gpu = true;
-    policy.gpu_node = options.gpu_node;  // the GPU this grading locked and times on, alone
+    policy.gpu_node = environment.gpu_node;  // the GPU this grading locked and times on, alone
     policy.mounts = {{program, "/grader/runner", false}};
     policy.env = sandbox_environment();
     policy.limits = runner_limits();
-    return options.sandbox->wrap(spawn, policy);
+    return environment.sandbox->wrap(spawn, policy);
 }
 
 harness::RunRequest make_request(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
-                                 const std::string& runner, const GradeOptions& options)
+                                 const std::string& runner, const GradingEnvironment& environment)
 {
     harness::RunRequest request;
     request.exercise = exercise.name;
-    request.spawn = [&options, &exercise, runner](int k) {
-        return runner_spawn(options, exercise, runner, "runner-" + std::to_string(k));
+    request.spawn = [&environment, &exercise, runner](int k) {
+        return runner_spawn(environment, exercise, runner, "runner-" + std::to_string(k));
     };
     // Visible cases first, then the hidden ones, which the supervisor gives runners of their own.
     for (const bool hidden : {false, true})
         for (const auto& c : cases)
             if (c.hidden == hidden) request.cases.push_back({c.index, c.n, c.timed, harness::case_spec(c), c.hidden});
-    request.gpu_lock = options.gpu_lock;
+    request.gpu_lock = environment.gpu_lock;
     return request;
 }
 
@@ -139,26 +139,26 @@ int exercise_places(const nlohmann::json& calibration)
 
 // The sanitizer step (grading/sanitizer.hpp): the exercise's small and medium cases again under
 // each of the rubric's tools.
-SanitizerStep sanitize_exercise(const GradeOptions& options, const harness::Exercise& exercise,
-                                const std::string& runner, std::ostream& progress)
+SanitizerStep sanitize_exercise(const GradeRequest& asked, const GradingEnvironment& environment,
+                                const harness::Exercise& exercise, const std::string& runner, std::ostream& progress)
 {
     SanitizerRequest request;
     request.exercise = &exercise;
-    request.cases = cases_to_grade(exercise, options);
-    request.tools = options.rubric.sanitizer.tools;
-    request.program = find_compute_sanitizer(options.compute_sanitizer, toolchain_root(options.toolchain.nvcc),
-                                             options.sandbox != nullptr);
-    request.spawn = [&options, &exercise, runner](const std::vector<std::string>& wrapper, const std::string& shown,
-                                                   const std::string& log) {
-        return runner_spawn(options, exercise, runner, log, wrapper, shown);
+    request.cases = cases_to_grade(exercise, asked);
+    request.tools = asked.rubric.sanitizer.tools;
+    request.program = find_compute_sanitizer(environment.compute_sanitizer, toolchain_root(environment.toolchain.nvcc),
+                                             environment.sandbox != nullptr);
+    request.spawn = [&environment, &exercise, runner](const std::vector<std::string>& wrapper, const std::string& shown,
+                                                      const std::string& log) {
+        return runner_spawn(environment, exercise, runner, log, wrapper, shown);
     };
-    request.log_path = [&options, &exercise](const std::string& log) {
-        return (fs::absolute(fs::path(options.work_dir) / exercise.name) / (log + ".log")).string();
+    request.log_path = [&environment, &exercise](const std::string& log) {
+        return (fs::absolute(fs::path(environment.work_dir) / exercise.name) / (log + ".log")).string();
     };
-    request.limits = options.limits;
-    request.gpu_lock = options.gpu_lock;
-    request.submission = options.submission;
-    request.grade_command = options.grade_command;
+    request.limits = asked.limits;
+    request.gpu_lock = environment.gpu_lock;
+    request.submission = asked.submission;
+    request.grade_command = asked.grade_command;
     progress << "  under compute-sanitizer:\n";
     return run_sanitizers(request, progress);
 }
@@ -168,11 +168,14 @@ SanitizerStep sanitize_exercise(const GradeOptions& options, const harness::Exer
 struct ExerciseTiming {
     harness::timing::ReferenceWorker reference;
     harness::timing::SpeedCaseTimer timer;
-    ExerciseTiming(const GradeOptions& options, const harness::Exercise& exercise,
-                   harness::timing::TimingServer& server)
-        : reference([&options, &exercise] { return runner_spawn(options, exercise, options.reference_runner, "reference"); },
-                    exercise.name, options.limits.startup_limit, options.limits.case_limit + options.limits.timing_extra),
-          timer(server, &reference, options.gpu_lock, options.gpu_intruders, options.timing)
+    ExerciseTiming(const GradeRequest& request, const GradingEnvironment& environment,
+                   const harness::Exercise& exercise, harness::timing::TimingServer& server)
+        : reference(
+              [&environment, &exercise] {
+                  return runner_spawn(environment, exercise, environment.reference_runner, "reference");
+              },
+              exercise.name, request.limits.startup_limit, request.limits.case_limit + request.limits.timing_extra),
+          timer(server, &reference, environment.gpu_lock, environment.gpu_intruders, request.timing)
     {
     }
 };
@@ -259,10 +262,103 @@ void describe_technique(const Rubric& rubric, ExerciseResult& result)
     result.message = result.message.empty() ? text : text + "; " + result.message;
 }
 
-ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::SpeedCaseTimer* timer,
-                              const harness::Exercise& exercise, const SubmissionFile& file, const BuildResult* build,
-                              const nlohmann::json& calibration, std::ostream& progress)
+// One exercise of a grading, as grade_exercise sees it.
+struct ExerciseGrading {
+    const GradeRequest& request;
+    const GradingEnvironment& environment;
+    const harness::Exercise& exercise;
+    const SubmissionFile& file;
+    const BuildResult* build;                // nullptr: not built (no file, or a refused one)
+    harness::timing::SpeedCaseTimer* timer;  // nullptr: no speed case is timed
+    const nlohmann::json& calibration;       // the timing server's measurement of the GPU
+    bool beside_others;                      // other exercises are graded at the same time
+};
+
+// The case's result as its check finds it (on a thread of the checks' map, while the GPU runs the
+// next case).
+CaseResult check_case(const ExerciseGrading& g, const harness::Case& c, CaseRun& case_run)
 {
+    CaseResult r = describe_case(g.exercise, c, g.request.submission, g.request.grade_command);
+    const auto check_started = std::chrono::steady_clock::now();
+    try {
+        judge(g.exercise, c, case_run, r);
+    } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
+        r.status = CaseStatus::protocol_error;
+        r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
+        r.findings = {"submitted code must not write to the grader's file descriptors"};
+        r.timing.reset();
+    }
+    r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_started).count();
+    return r;
+}
+
+// The exercise's cases run under the supervisor, each settled case checked while the GPU runs the
+// next, into result.cases (in case order); what the runs found.
+harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::vector<harness::Case>& cases,
+                                         ExerciseResult& result, bool& timing_failed, std::ostream& progress)
+{
+    // Speed cases are timed in turns with the reference (harness/timing/speed_case.hpp); the
+    // reference alone was timed before any runner of the submission started (GradingRun).
+    auto request = make_request(g.exercise, cases, g.build->executable, g.environment);
+    auto case_of = [&cases](int index) -> const harness::Case& {
+        return *std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == index; });
+    };
+    if (g.timer)
+        request.time_case = [&](const harness::RunCase& run_case, harness::TimedWorker& worker,
+                                std::chrono::steady_clock::duration& waited) -> std::any {
+            harness::timing::CaseTiming timing =
+                g.timer->time_in_turns(g.exercise, case_of(run_case.index), worker, waited);
+            timing_failed = timing_failed || !timing.failure.empty();
+            return timing;
+        };
+    // Each settled case is checked on a thread of the checks' map while the GPU runs the next one:
+    // the grader's checking overlaps the runner and counts against none of its time limits. Cases
+    // are reported in order; at most `checks_in_flight` wait at once (each holds its inputs).
+    constexpr std::size_t checks_in_flight = 3;
+    detail::CaseProgress case_progress(progress, cases.size(), g.request.colour);
+    harness::OrderedParallelMap<CaseResult> checks(checks_in_flight);
+    auto report_oldest = [&] {
+        CaseResult r = checks.pop();
+        detail::bound_by_copy_bandwidth(g.calibration.value("copy_gb_s", 0.0), r);
+        case_progress.add(r);
+        result.cases.push_back(std::move(r));
+    };
+    const harness::ExerciseRun run = harness::run_exercise(request, g.request.limits, [&](CaseRun&& case_run) {
+        const harness::Case& c = case_of(case_run.index);
+        if (checks.size() >= checks_in_flight) report_oldest();
+        checks.push([&g, &c, case_run = std::move(case_run)]() mutable { return check_case(g, c, case_run); });
+        while (checks.oldest_ready()) report_oldest();
+    });
+    while (!checks.empty()) report_oldest();
+    case_progress.finish();
+    std::stable_sort(result.cases.begin(), result.cases.end(),
+                     [](const CaseResult& a, const CaseResult& b) { return a.index < b.index; });
+    return run;
+}
+
+// What the runners printed, the last 8 KiB of each kind; what runners that ran hidden cases printed
+// is kept apart: students never see it.
+void record_runner_output(const ExerciseGrading& g, const harness::ExerciseRun& run, ExerciseResult& result)
+{
+    const fs::path dir = fs::absolute(fs::path(g.environment.work_dir) / g.exercise.name);
+    for (int k = 1; k <= run.processes; ++k) {
+        const std::string tail =
+            harness::read_file_tail((dir / ("runner-" + std::to_string(k) + ".log")).string(), 4096);
+        const bool hidden = static_cast<std::size_t>(k) <= run.hidden_processes.size() && run.hidden_processes[k - 1];
+        (hidden ? result.hidden_runner_output : result.runner_output) += tail;
+    }
+    for (std::string* output : {&result.runner_output, &result.hidden_runner_output}) {
+        if (output->size() > 8192) *output = output->substr(output->size() - 8192);
+        *output = harness::valid_text(*output);  // the submission's bytes
+    }
+}
+
+ExerciseResult grade_exercise(const ExerciseGrading& g, std::ostream& progress)
+{
+    const GradeRequest& asked = g.request;
+    const harness::Exercise& exercise = g.exercise;
+    const SubmissionFile& file = g.file;
+    const BuildResult* build = g.build;
     ExerciseResult result;
     result.name = exercise.name;
     result.source = harness::valid_text(file.path);
@@ -281,7 +377,7 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
         result.message = build->invalid;
         result.compile_output = build->output;
         result.compile_seconds = build->seconds;
-        record_code_checks(options.rubric, *build, result);
+        record_code_checks(asked.rubric, *build, result);
     } else if (!build->ok) {
         result.status = ExerciseStatus::compile_error;
         result.message = build->failure;
@@ -292,101 +388,41 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     if (!result.message.empty()) {
         std::ostringstream status;
         status << result.status;
-        progress << ": " << paint(status.str(), tone_of(result), options.colour) << " ("
+        progress << ": " << paint(status.str(), tone_of(result), asked.colour) << " ("
                  << harness::printable_text(result.message) << ")\n"
                  << std::flush;
-        score_exercise(options.rubric, result);
+        score_exercise(asked.rubric, result);
         return result;
     }
     result.compile_output = build->output;
     result.compile_seconds = build->seconds;
     result.library_use = build->library_use;
-    record_code_checks(options.rubric, *build, result);
-    record_technique(options.rubric, *build, result);
-    if (options.build_only) {
+    record_code_checks(asked.rubric, *build, result);
+    record_technique(asked.rubric, *build, result);
+    if (asked.build_only) {
         result.status = ExerciseStatus::built;
         if (!result.library_use.empty()) result.message = library_use_message(result);
-        describe_technique(options.rubric, result);
-        describe_code_checks(options.rubric, *build, result);
-        if (result.message.empty()) result.message = "it builds and passes the build checks; no case was run (--build-only)";
-        progress << ": " << paint(to_text(result.status), tone_of(result), options.colour) << " ("
+        describe_technique(asked.rubric, result);
+        describe_code_checks(asked.rubric, *build, result);
+        if (result.message.empty())
+            result.message = "it builds and passes the build checks; no case was run (--build-only)";
+        progress << ": " << paint(to_text(result.status), tone_of(result), asked.colour) << " ("
                  << harness::printable_text(result.message) << ")\n"
                  << std::flush;
-        score_exercise(options.rubric, result);
+        score_exercise(asked.rubric, result);
         return result;
     }
 
     // A place on the GPU first (gradings side by side share them), before any runner starts: the
     // wait for it is no time of the submission's.
     harness::GpuLock::Hold place;
-    if (const int places = exercise_places(calibration); options.gpu_lock != nullptr && places > 0)
-        place = options.gpu_lock->exercise_place(places);
-    const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
+    if (const int places = exercise_places(g.calibration); g.environment.gpu_lock != nullptr && places > 0)
+        place = g.environment.gpu_lock->exercise_place(places);
+    const std::vector<harness::Case> cases = cases_to_grade(exercise, asked);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
-    // Speed cases are timed in turns with the reference (harness/timing/speed_case.hpp); the
-    // reference alone was timed before any runner of the submission started (grade()).
-    auto request = make_request(exercise, cases, build->executable, options);
     bool timing_failed = false;  // the grader's timing server failed (out of GPU memory beside others, say)
-    if (timer)
-        request.time_case = [&](const harness::RunCase& run_case, harness::TimedWorker& worker,
-                                std::chrono::steady_clock::duration& waited) -> std::any {
-            const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
-                                                   [&](const harness::Case& k) { return k.index == run_case.index; });
-            harness::timing::CaseTiming timing = timer->time_in_turns(exercise, c, worker, waited);
-            timing_failed = timing_failed || !timing.failure.empty();
-            return timing;
-        };
-    // Each settled case is judged on a thread of its own while the GPU runs the next one: the
-    // grader's checking overlaps the runner and counts against none of its time limits. Cases are
-    // reported in order; at most `checks_in_flight` wait at once (each holds its inputs).
-    constexpr std::size_t checks_in_flight = 3;
-    detail::CaseProgress case_progress(progress, cases.size(), options.colour);
-    std::deque<std::future<CaseResult>> checks;
-    auto report_oldest = [&] {
-        CaseResult r = checks.front().get();
-        checks.pop_front();
-        detail::bound_by_copy_bandwidth(calibration.value("copy_gb_s", 0.0), r);
-        case_progress.add(r);
-        result.cases.push_back(std::move(r));
-    };
-    const harness::ExerciseRun run = harness::run_exercise(request, options.limits, [&](CaseRun&& case_run) {
-        const harness::Case& c = *std::find_if(cases.begin(), cases.end(),
-                                               [&](const harness::Case& k) { return k.index == case_run.index; });
-        if (checks.size() >= checks_in_flight) report_oldest();
-        checks.push_back(std::async(std::launch::async, [&exercise, &options, &c,
-                                                         case_run = std::move(case_run)]() mutable {
-            CaseResult r = describe_case(exercise, c, options.submission, options.grade_command);
-            const auto check_started = std::chrono::steady_clock::now();
-            try {
-                judge(exercise, c, case_run, r);
-            } catch (const std::exception& e) {  // data the runner never sends: forged or corrupted
-                r.status = CaseStatus::protocol_error;
-                r.summary = std::string("the runner's data for this case could not be read: ") + e.what();
-                r.findings = {"submitted code must not write to the grader's file descriptors"};
-                r.timing.reset();
-            }
-            r.check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_started).count();
-            return r;
-        }));
-        while (!checks.empty() && checks.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-            report_oldest();
-    });
-    while (!checks.empty()) report_oldest();
-    case_progress.finish();
-    const fs::path dir = fs::absolute(fs::path(options.work_dir) / exercise.name);
-    // What runners that ran hidden cases printed is kept apart: students never see it.
-    for (int k = 1; k <= run.processes; ++k) {
-        const std::string tail =
-            harness::read_file_tail((dir / ("runner-" + std::to_string(k) + ".log")).string(), 4096);
-        const bool hidden = static_cast<std::size_t>(k) <= run.hidden_processes.size() && run.hidden_processes[k - 1];
-        (hidden ? result.hidden_runner_output : result.runner_output) += tail;
-    }
-    for (std::string* output : {&result.runner_output, &result.hidden_runner_output}) {
-        if (output->size() > 8192) *output = output->substr(output->size() - 8192);
-        *output = harness::valid_text(*output);  // the submission's bytes
-    }
-    std::stable_sort(result.cases.begin(), result.cases.end(),
-                     [](const CaseResult& a, const CaseResult& b) { return a.index < b.index; });
+    const harness::ExerciseRun run = run_and_check_cases(g, cases, result, timing_failed, progress);
+    record_runner_output(g, run, result);
 
     // What went wrong beside other exercises (a runner that could not start, ended before its
     // hello or could not use the GPU, a case that found the GPU's memory used up, a reference runner
@@ -394,12 +430,11 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
     // tried once more with the GPU and the machine to itself. A submission that runs out of memory
     // or exits at its start by itself does so again. (A reference runner that failed leaves the
     // submission timed against the reference's time alone.)
-    result.grade_again_alone = (run.machine_failure || run.gpu_memory_ran_out || run.ended_before_hello ||
-                                timing_failed) &&
-                               options.parallel_exercises > 1;
-    if (timer)
+    result.grade_again_alone =
+        (run.machine_failure || run.gpu_memory_ran_out || run.ended_before_hello || timing_failed) && g.beside_others;
+    if (g.timer)
         for (auto& r : result.cases)
-            if (r.timing) r.gpu_exclusive_seconds += timer->alone_seconds(r.index);
+            if (r.timing) r.gpu_exclusive_seconds += g.timer->alone_seconds(r.index);
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";
@@ -413,15 +448,15 @@ ExerciseResult grade_exercise(const GradeOptions& options, harness::timing::Spee
         if (!run.startup_failure.empty()) result.message = run.startup_failure;
     }
     if (!result.library_use.empty()) result.message = library_use_message(result);
-    if (result.status == ExerciseStatus::graded) describe_technique(options.rubric, result);
-    if (result.status == ExerciseStatus::graded) describe_code_checks(options.rubric, *build, result);
-    if (result.status == ExerciseStatus::graded && (options.sanitize || options.rubric.sanitizer.run)) {
-        SanitizerStep step = sanitize_exercise(options, exercise, build->executable, progress);
+    if (result.status == ExerciseStatus::graded) describe_technique(asked.rubric, result);
+    if (result.status == ExerciseStatus::graded) describe_code_checks(asked.rubric, *build, result);
+    if (result.status == ExerciseStatus::graded && (asked.sanitize || asked.rubric.sanitizer.run)) {
+        SanitizerStep step = sanitize_exercise(asked, g.environment, exercise, build->executable, progress);
         result.sanitizer = std::move(step.json);
         result.sanitizer_tools_with_findings = std::move(step.tools_with_findings);
     }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    score_exercise(options.rubric, result);
+    score_exercise(asked.rubric, result);
     return result;
 }
 
@@ -440,14 +475,351 @@ void record_clocks_at_end(const nlohmann::json& clocks, GradeReport& report, std
         progress << "grade: the GPU's clocks were held down at the end: " << throttled.dump() << "\n";
 }
 
+// A ready future of `value`: a build that is already there.
+template <typename T>
+std::shared_future<T> ready(T value)
+{
+    std::promise<T> promise;
+    promise.set_value(std::move(value));
+    return promise.get_future().share();
+}
+
+// One grading of one submission, the steps of run() in their order. The files build in the
+// background (a future per file) while the grader's timing server measures the GPU and times the
+// references alone; the exercises are then graded side by side, each as soon as its own file is
+// built, their speed cases taking the GPU in turns; what failed beside the others is done again
+// alone at the end.
+class GradingRun {
+public:
+    GradingRun(const GradeRequest& request, const GradingEnvironment& environment, std::ostream& progress)
+        : request_(request), environment_(environment), progress_(progress)
+    {
+    }
+
+    GradeReport run()
+    {
+        describe_the_grading();
+        find_the_files();
+        start_the_builds();
+        start_the_timing_server();
+        time_the_references_alone();
+        grade_the_exercises_side_by_side();
+        wait_for_the_builds();
+        build_starved_files_again();
+        grade_again_alone();
+        return total();
+    }
+
+private:
+    const GradeRequest& request_;
+    const GradingEnvironment& environment_;
+    std::ostream& progress_;
+    const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    GradeReport report_;
+
+    std::vector<SubmissionFile> files_;
+    std::vector<std::size_t> order_;  // grading_order of files_
+    // The files to build, in order_: (source, runner); build_of_[k]: file k's place in it, -1: none.
+    std::vector<std::pair<std::string, std::string>> work_;
+    std::vector<int> build_of_;
+    // What the checks of code the student did not write refuse, refused or named (the rubric).
+    Toolchain toolchain_;
+    std::vector<std::promise<BuildResult>> build_promises_;  // kept by the background builds
+    std::vector<std::shared_future<BuildResult>> builds_;    // work_'s builds, each as it is done
+    std::vector<bool> rebuilt_;                              // files built again alone
+
+    std::optional<harness::timing::TimingServer> timing_server_;
+    std::vector<std::unique_ptr<ExerciseTiming>> timings_;  // per file: its speed cases' timer, or none
+    std::vector<ExerciseResult> results_;                   // per file
+
+    // Last: the background builds end before anything they use goes (a grading that throws waits
+    // for them here). Its one task rethrows the grader's own failure to build (wait_for_the_builds).
+    harness::OrderedParallelMap<void> background_{1};
+
+    double since_start() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    }
+    const harness::Exercise& exercise_of(std::size_t k) const { return *harness::find_exercise(files_[k].exercise); }
+    harness::timing::SpeedCaseTimer* timer_of(std::size_t k) const
+    {
+        return timings_[k] ? &timings_[k]->timer : nullptr;
+    }
+    // File k's build once it is done; nullptr for a file that is not built.
+    const BuildResult* build_for(std::size_t k) const
+    {
+        return build_of_[k] < 0 ? nullptr : &builds_[static_cast<std::size_t>(build_of_[k])].get();
+    }
+    bool all_built() const
+    {
+        return std::all_of(builds_.begin(), builds_.end(), [](const std::shared_future<BuildResult>& b) {
+            return b.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+        });
+    }
+
+    // The report's header: the grader, the submission, the sandbox and its limits, the hidden cases.
+    void describe_the_grading()
+    {
+        report_.grader_version = GRADER_VERSION;
+        report_.started_at = utc_now();
+        report_.submission = request_.submission;
+        const harness::Sandbox* sandbox = environment_.sandbox;
+        report_.sandbox = sandbox ? sandbox->describe() : "none (--no-sandbox)";
+        if (sandbox) {
+            const harness::SandboxLimits limits = sandbox->limits();
+            report_.sandbox_limits["enforced"] = limits.enforced;
+            for (const auto& [name, why] : limits.not_enforced) report_.sandbox_limits["not_enforced"][name] = why;
+        } else {
+            report_.sandbox_limits["not_enforced"]["sandbox"] =
+                "none (--no-sandbox): submitted code runs as the grader";
+        }
+        fs::create_directories(environment_.work_dir);
+        // Hidden cases never fall back to public seeds: the command line refuses a rubric with hidden
+        // cases and no secret before this; this is the last line of defence.
+        if (declares_hidden_cases(request_.rubric, request_.exercises) && !request_.hidden_secret)
+            throw std::runtime_error("the rubric hides cases, and no secret was given for their seeds");
+        for (const auto& name : request_.exercises)
+            if (const harness::Exercise* exercise = harness::find_exercise(name))
+                for (const auto& c : cases_to_grade(*exercise, request_)) report_.hidden_cases.count += c.hidden;
+        if (report_.hidden_cases.count > 0) report_.hidden_cases.secret_id = request_.hidden_secret->id();
+    }
+
+    // The submission's files, and the order they are built and graded in: the longest exercises
+    // first, so that the last to finish is not one that started late.
+    void find_the_files()
+    {
+        files_ = find_submission(request_.submission, request_.exercises);
+        order_ = grading_order(files_, request_);
+        build_of_.assign(files_.size(), -1);
+        for (const std::size_t k : order_) {
+            if (!files_[k].buildable()) continue;
+            fs::create_directories(fs::path(environment_.work_dir) / files_[k].exercise);
+            build_of_[k] = static_cast<int>(work_.size());
+            work_.emplace_back(fs::absolute(files_[k].path).string(),
+                               (fs::absolute(environment_.work_dir) / files_[k].exercise / "runner").string());
+        }
+        timings_.resize(files_.size());
+        results_.resize(files_.size());
+        rebuilt_.assign(files_.size(), false);
+    }
+
+    // The files build in the background, `compile_jobs` at a time; each exercise waits only for its
+    // own (build_for). A failure of the grader's own (its runner object unreadable) fails every build
+    // not done, and is rethrown once the exercises are done.
+    void start_the_builds()
+    {
+        progress_ << "grade: " << request_.submission << ": compiling " << work_.size() << " file(s) with "
+                  << environment_.toolchain.nvcc << " for sm_" << environment_.toolchain.arch << " ...\n"
+                  << std::flush;
+        toolchain_ = environment_.toolchain;
+        toolchain_.refuse_foreign_code = request_.rubric.code_checks != "name";
+        build_promises_.resize(work_.size());
+        for (auto& promise : build_promises_) builds_.push_back(promise.get_future().share());
+        background_.push([this] {
+            std::vector<char> delivered(work_.size(), 0);  // one byte each: set by several build threads
+            try {
+                build_runners(toolchain_, work_, request_.compile_jobs, environment_.sandbox,
+                              [&](std::size_t w, const BuildResult& build) {
+                                  delivered[w] = 1;
+                                  build_promises_[w].set_value(build);
+                              });
+            } catch (const std::exception& e) {
+                for (std::size_t w = 0; w < work_.size(); ++w)
+                    if (!delivered[w]) {
+                        BuildResult failed;
+                        failed.failure = std::string("the grader could not build any file: ") + e.what();
+                        build_promises_[w].set_value(failed);
+                    }
+                throw;
+            }
+        });
+    }
+
+    // The grader's timing server (the reference runner, outside the sandbox), one for the grading: it
+    // measures the GPU while the files compile (its identity, and the copy bandwidth that bounds
+    // every plausible timing), then owns every speed case's batches.
+    void start_the_timing_server()
+    {
+        if (!environment_.reference_runner.empty() && !work_.empty()) {
+            harness::SpawnOptions spawn;
+            spawn.argv = {environment_.reference_runner};
+            spawn.output_file = (fs::absolute(environment_.work_dir) / "timing-server.log").string();
+            timing_server_.emplace(spawn, request_.limits.startup_limit);
+            try {
+                report_.calibration = timing_server_->calibrate();
+            } catch (const harness::timing::TimingServerFailure& e) {
+                progress_ << "grade: " << e.what() << "; speed cases are not timed\n";
+                timing_server_.reset();
+            }
+            report_.device = report_.calibration.value("device", std::string());
+            report_.compute_capability = report_.calibration.value("cc", std::string());
+        }
+        if (environment_.gpu_clocks) report_.calibration["clocks_start"] = environment_.gpu_clocks();
+    }
+
+    // Every speed case's reference alone (its time, and the batches' fixed cost) before any runner of
+    // the submission exists, while the files compile: no process of the submission can slow it down
+    // (docs/measurement.md). The exercises' reference runners stay for their turns.
+    void time_the_references_alone()
+    {
+        if (!timing_server_) return;
+        progress_ << "grade: timing the references alone on the speed cases ...\n" << std::flush;
+        for (const std::size_t k : order_) {
+            if (build_of_[k] < 0) continue;
+            const harness::Exercise& exercise = exercise_of(k);
+            const std::vector<harness::Case> cases = cases_to_grade(exercise, request_);
+            if (std::none_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; })) continue;
+            timings_[k] = std::make_unique<ExerciseTiming>(request_, environment_, exercise, *timing_server_);
+            for (const auto& c : cases)
+                if (c.timed) timings_[k]->timer.time_alone(exercise, c);
+        }
+        // A timing alone that the busy machine kept from its stopping rule is taken again where the
+        // files are all built by then (no waiting for them: exercises start as their own file is
+        // built), still before any runner of the submission exists. One still disturbed is no
+        // anchor for the turns (judge.cpp).
+        std::vector<std::pair<std::size_t, harness::Case>> disturbed;
+        for (const std::size_t k : order_) {
+            if (!timings_[k]) continue;
+            for (const auto& c : cases_to_grade(exercise_of(k), request_))
+                if (c.timed && timings_[k]->timer.alone_disturbed(c.index)) disturbed.emplace_back(k, c);
+        }
+        if (disturbed.empty() || !all_built()) return;
+        progress_ << "grade: " << disturbed.size() << " reference timing(s) alone were disturbed; timing them again\n"
+                  << std::flush;
+        for (const auto& [k, c] : disturbed) timings_[k]->timer.time_alone(exercise_of(k), c);
+    }
+
+    // Exercises are graded side by side, `parallel_exercises` at once in order_: their correctness
+    // phases share the GPU, their speed cases take it in turn (the GPU lock), and each prints its
+    // lines whole, in the files' order.
+    void grade_the_exercises_side_by_side()
+    {
+        // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
+        harness::become_subreaper();
+        const std::size_t workers =
+            std::max<std::size_t>(1, std::min<std::size_t>(request_.parallel_exercises, files_.size()));
+        if (workers == 1) {
+            for (std::size_t k = 0; k < files_.size(); ++k) grade_beside_others(k, progress_);
+            return;
+        }
+        std::vector<std::ostringstream> lines(files_.size());
+        std::vector<std::shared_future<void>> graded(files_.size());
+        harness::OrderedParallelMap<void> exercises(workers);
+        for (const std::size_t k : order_)
+            graded[k] = exercises.push([this, k, &lines] { grade_beside_others(k, lines[k]); });
+        for (std::size_t k = 0; k < files_.size(); ++k) {
+            graded[k].get();
+            progress_ << lines[k].str() << std::flush;
+        }
+    }
+
+    // File k's exercise in the side-by-side phase; the grader's own failure (a bug, an exhausted
+    // machine) becomes the exercise's result, and the others go on.
+    void grade_beside_others(std::size_t k, std::ostream& out)
+    {
+        const harness::Exercise& exercise = exercise_of(k);
+        const BuildResult* build = build_for(k);
+        if (build) out << detail::build_line(files_[k].exercise, *build, request_.colour) << "\n";
+        const double began = since_start();
+        try {
+            results_[k] = grade_exercise({request_, environment_, exercise, files_[k], build, timer_of(k),
+                                          report_.calibration, request_.parallel_exercises > 1},
+                                         out);
+        } catch (const std::exception& e) {
+            ExerciseResult failed;
+            failed.name = exercise.name;
+            failed.source = harness::valid_text(files_[k].path);
+            failed.status = ExerciseStatus::runner_failed;
+            failed.message = std::string("the grader could not finish this exercise: ") + e.what();
+            score_exercise(request_.rubric, failed);
+            out << "  " << harness::printable_text(failed.message) << "\n";  // may name a submission's file
+            results_[k] = failed;
+        }
+        results_[k].started_seconds = began;
+        if (!results_[k].grade_again_alone) remove_work_of(k);
+    }
+
+    // The runner, its object and its logs (already in the report) go: nothing a submission left
+    // behind stays on the grading machine (unless --keep-work).
+    void remove_work_of(std::size_t k) const
+    {
+        std::error_code ignored;
+        if (!request_.keep_work) fs::remove_all(fs::path(environment_.work_dir) / files_[k].exercise, ignored);
+    }
+
+    // The grader's own failure to build (its runner object unreadable) ends the grading here, once
+    // the exercises have reported what they could.
+    void wait_for_the_builds() { background_.pop(); }
+
+    // A file whose build could not start its processes beside the other exercises' runners (where no
+    // control group bounds each sandbox, every sandbox of the machine shares one process limit, and
+    // another file's runner may have filled it: docs/security.md) is built again now that they are
+    // gone, and graded again alone. A file that says so of itself in an #error is only built twice.
+    void build_starved_files_again()
+    {
+        for (std::size_t k = 0; k < files_.size(); ++k) {
+            const BuildResult* build = build_for(k);
+            if (build == nullptr || !build_starved(*build)) continue;
+            progress_ << files_[k].exercise << ": its build could not start its processes beside the other exercises' "
+                      << "runners; building it again, alone\n"
+                      << std::flush;
+            const auto w = static_cast<std::size_t>(build_of_[k]);
+            try {
+                builds_[w] = ready(build_runners(toolchain_, {work_[w]}, 1, environment_.sandbox).front());
+            } catch (const std::exception& e) {
+                progress_ << "  the grader could not build it again: " << harness::printable_text(e.what()) << "\n";
+                continue;
+            }
+            rebuilt_[k] = true;
+        }
+    }
+
+    // An exercise whose runner or reference runner could not start or use the GPU beside the others
+    // is graded again on its own, after them: whatever another exercise's submission left on the
+    // GPU or the machine (memory taken, processes forked) is gone by then. So is a file built again.
+    void grade_again_alone()
+    {
+        const bool beside_others = request_.parallel_exercises > 1 && files_.size() > 1;
+        for (std::size_t k = 0; k < files_.size(); ++k) {
+            if (!rebuilt_[k] && !(beside_others && results_[k].grade_again_alone)) continue;
+            if (!rebuilt_[k])
+                progress_ << files_[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
+                          << "the other exercises; grading it again, alone\n";
+            try {
+                const double began = since_start();
+                results_[k] = grade_exercise({request_, environment_, exercise_of(k), files_[k], build_for(k),
+                                              timer_of(k), report_.calibration, false},
+                                             progress_);
+                results_[k].started_seconds = began;
+            } catch (const std::exception& e) {
+                progress_ << "  the grader could not grade it again: " << harness::printable_text(e.what()) << "\n";
+            }
+            remove_work_of(k);
+        }
+    }
+
+    // The points, the clocks at the end, the time taken.
+    GradeReport total()
+    {
+        for (auto& result : results_) {
+            report_.points += result.points;
+            report_.max_points += result.max_points;
+            report_.exercises.push_back(std::move(result));
+        }
+        if (environment_.gpu_clocks) record_clocks_at_end(environment_.gpu_clocks(), report_, progress_);
+        report_.seconds = since_start();
+        return std::move(report_);
+    }
+};
+
 }  // namespace
 
-std::vector<std::size_t> grading_order(const std::vector<SubmissionFile>& files, const GradeOptions& options)
+std::vector<std::size_t> grading_order(const std::vector<SubmissionFile>& files, const GradeRequest& request)
 {
     std::vector<std::int64_t> elements(files.size(), 0);
     for (std::size_t k = 0; k < files.size(); ++k)
         if (const harness::Exercise* exercise = harness::find_exercise(files[k].exercise))
-            for (const auto& c : cases_to_grade(*exercise, options)) elements[k] += c.n;
+            for (const auto& c : cases_to_grade(*exercise, request)) elements[k] += c.n;
     std::vector<std::size_t> order(files.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -455,264 +827,9 @@ std::vector<std::size_t> grading_order(const std::vector<SubmissionFile>& files,
     return order;
 }
 
-GradeReport grade(const GradeOptions& options, std::ostream& progress)
+GradeReport grade(const GradeRequest& request, const GradingEnvironment& environment, std::ostream& progress)
 {
-    const auto started = std::chrono::steady_clock::now();
-    GradeReport report;
-    report.grader_version = GRADER_VERSION;
-    report.started_at = utc_now();
-    report.submission = options.submission;
-    report.sandbox = options.sandbox ? options.sandbox->describe() : "none (--no-sandbox)";
-    if (options.sandbox) {
-        const harness::SandboxLimits limits = options.sandbox->limits();
-        report.sandbox_limits["enforced"] = limits.enforced;
-        for (const auto& [name, why] : limits.not_enforced) report.sandbox_limits["not_enforced"][name] = why;
-    } else {
-        report.sandbox_limits["not_enforced"]["sandbox"] = "none (--no-sandbox): submitted code runs as the grader";
-    }
-    fs::create_directories(options.work_dir);
-    // Hidden cases never fall back to public seeds: the command line refuses a rubric with hidden
-    // cases and no secret before this; this is the last line of defence.
-    if (declares_hidden_cases(options.rubric, options.exercises) && !options.hidden_secret)
-        throw std::runtime_error("the rubric hides cases, and no secret was given for their seeds");
-    for (const auto& name : options.exercises)
-        if (const harness::Exercise* exercise = harness::find_exercise(name))
-            for (const auto& c : cases_to_grade(*exercise, options)) report.hidden_cases.count += c.hidden;
-    if (report.hidden_cases.count > 0) report.hidden_cases.secret_id = options.hidden_secret->id();
-
-    const auto files = find_submission(options.submission, options.exercises);
-    // The longest exercises are built and graded first, so that the last to finish is not one that
-    // started late.
-    const std::vector<std::size_t> order = grading_order(files, options);
-    std::vector<std::pair<std::string, std::string>> work;
-    std::vector<int> build_of(files.size(), -1);
-    for (const std::size_t k : order) {
-        if (!files[k].buildable()) continue;
-        fs::create_directories(fs::path(options.work_dir) / files[k].exercise);
-        build_of[k] = static_cast<int>(work.size());
-        work.emplace_back(fs::absolute(files[k].path).string(),
-                          (fs::absolute(options.work_dir) / files[k].exercise / "runner").string());
-    }
-    progress << "grade: " << options.submission << ": compiling " << work.size() << " file(s) with "
-             << options.toolchain.nvcc << " for sm_" << options.toolchain.arch << " ...\n"
-             << std::flush;
-
-    // The files build in the background; each exercise starts as soon as its own runner is built.
-    std::vector<BuildResult> builds(work.size());
-    std::vector<bool> built(work.size(), false);
-    std::mutex building;
-    std::condition_variable one_built;
-    std::exception_ptr toolchain_failure;  // the grader's own: rethrown once the exercises are done
-    // What the checks of code the student did not write refuse, refused or named (the rubric).
-    Toolchain toolchain = options.toolchain;
-    toolchain.refuse_foreign_code = options.rubric.code_checks != "name";
-    std::thread builder([&] {
-        try {
-            build_runners(toolchain, work, options.compile_jobs, options.sandbox,
-                          [&](std::size_t w, const BuildResult& build) {
-                              std::lock_guard<std::mutex> lock(building);
-                              builds[w] = build;
-                              built[w] = true;
-                              one_built.notify_all();
-                          });
-        } catch (const std::exception& e) {
-            std::lock_guard<std::mutex> lock(building);
-            toolchain_failure = std::current_exception();
-            for (std::size_t w = 0; w < work.size(); ++w)
-                if (!built[w]) {
-                    builds[w].failure = std::string("the grader could not build any file: ") + e.what();
-                    built[w] = true;
-                }
-            one_built.notify_all();
-        }
-    });
-    struct JoinOnExit {
-        std::thread& thread;
-        ~JoinOnExit()
-        {
-            if (thread.joinable()) thread.join();
-        }
-    } join_builder{builder};
-    auto build_for = [&](std::size_t k) -> const BuildResult* {
-        if (build_of[k] < 0) return nullptr;
-        const auto w = static_cast<std::size_t>(build_of[k]);
-        std::unique_lock<std::mutex> lock(building);
-        one_built.wait(lock, [&] { return static_cast<bool>(built[w]); });
-        return &builds[w];
-    };
-
-    // The grader's timing server (the reference runner, outside the sandbox), one for the grading: it
-    // measures the GPU while the files compile (its identity, and the copy bandwidth that bounds
-    // every plausible timing), then owns every speed case's batches.
-    std::optional<harness::timing::TimingServer> timing_server;
-    if (!options.reference_runner.empty() && !work.empty()) {
-        harness::SpawnOptions spawn;
-        spawn.argv = {options.reference_runner};
-        spawn.output_file = (fs::absolute(options.work_dir) / "timing-server.log").string();
-        timing_server.emplace(spawn, options.limits.startup_limit);
-        try {
-            report.calibration = timing_server->calibrate();
-        } catch (const harness::timing::TimingServerFailure& e) {
-            progress << "grade: " << e.what() << "; speed cases are not timed\n";
-            timing_server.reset();
-        }
-        report.device = report.calibration.value("device", std::string());
-        report.compute_capability = report.calibration.value("cc", std::string());
-    }
-    if (options.gpu_clocks) report.calibration["clocks_start"] = options.gpu_clocks();
-
-    // Every speed case's reference alone (its time, and the batches' fixed cost) before any runner of
-    // the submission exists, while the files compile: no process of the submission can slow it down
-    // (docs/measurement.md). The exercises' reference runners stay for their turns.
-    std::vector<std::unique_ptr<ExerciseTiming>> timings(files.size());
-    if (timing_server) {
-        progress << "grade: timing the references alone on the speed cases ...\n" << std::flush;
-        for (const std::size_t k : order) {
-            if (build_of[k] < 0) continue;
-            const harness::Exercise& exercise = *harness::find_exercise(files[k].exercise);
-            const std::vector<harness::Case> cases = cases_to_grade(exercise, options);
-            if (std::none_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; })) continue;
-            timings[k] = std::make_unique<ExerciseTiming>(options, exercise, *timing_server);
-            for (const auto& c : cases)
-                if (c.timed) timings[k]->timer.time_alone(exercise, c);
-        }
-        // A timing alone that the busy machine kept from its stopping rule is taken again where the
-        // files are all built by then (no waiting for them: exercises start as their own file is
-        // built), still before any runner of the submission exists. One still disturbed is no
-        // anchor for the turns (judge.cpp).
-        std::vector<std::pair<std::size_t, harness::Case>> disturbed;
-        for (const std::size_t k : order) {
-            if (!timings[k]) continue;
-            for (const auto& c : cases_to_grade(*harness::find_exercise(files[k].exercise), options))
-                if (c.timed && timings[k]->timer.alone_disturbed(c.index)) disturbed.emplace_back(k, c);
-        }
-        const bool all_built = [&] {
-            std::lock_guard<std::mutex> lock(building);
-            return std::all_of(built.begin(), built.end(), [](bool b) { return b; });
-        }();
-        if (!disturbed.empty() && all_built) {
-            progress << "grade: " << disturbed.size() << " reference timing(s) alone were disturbed; timing them again\n"
-                     << std::flush;
-            for (const auto& [k, c] : disturbed)
-                timings[k]->timer.time_alone(*harness::find_exercise(files[k].exercise), c);
-        }
-    }
-    auto timer_of = [&](std::size_t k) { return timings[k] ? &timings[k]->timer : nullptr; };
-
-    // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
-    harness::become_subreaper();
-    // Exercises are graded side by side: their correctness phases share the GPU, their speed
-    // cases take it in turn (the GPU lock), and each prints its lines whole, in order.
-    const std::size_t workers =
-        std::max<std::size_t>(1, std::min<std::size_t>(options.parallel_exercises, files.size()));
-    std::vector<ExerciseResult> results(files.size());
-    std::vector<std::ostringstream> lines(files.size());
-    std::vector<bool> finished(files.size(), false);
-    std::mutex finishing;
-    std::condition_variable one_finished;
-    std::atomic<std::size_t> next{0};
-    auto since_start = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    };
-    auto grade_one = [&](std::size_t k, std::ostream& out) {
-        const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
-        const BuildResult* build = build_for(k);
-        if (build) out << detail::build_line(files[k].exercise, *build, options.colour) << "\n";
-        const double began = since_start();
-        try {
-            results[k] = grade_exercise(options, timer_of(k), *exercise, files[k], build, report.calibration, out);
-        } catch (const std::exception& e) {  // a grader bug or an exhausted machine: report it, go on
-            ExerciseResult failed;
-            failed.name = exercise->name;
-            failed.source = harness::valid_text(files[k].path);
-            failed.status = ExerciseStatus::runner_failed;
-            failed.message = std::string("the grader could not finish this exercise: ") + e.what();
-            score_exercise(options.rubric, failed);
-            out << "  " << harness::printable_text(failed.message) << "\n";  // may name a submission's file
-            results[k] = failed;
-        }
-        results[k].started_seconds = began;
-        // The runner, its object and its logs (already in the report) go: nothing a submission
-        // left behind stays on the grading machine.
-        std::error_code ignored;
-        if (!options.keep_work && !results[k].grade_again_alone)
-            fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
-    };
-    if (workers == 1) {
-        for (std::size_t k = 0; k < files.size(); ++k) grade_one(k, progress);
-    } else {
-        std::vector<std::thread> threads;
-        for (std::size_t w = 0; w < workers; ++w)
-            threads.emplace_back([&] {
-                for (std::size_t i; (i = next++) < order.size();) {
-                    const std::size_t k = order[i];
-                    grade_one(k, lines[k]);
-                    std::lock_guard<std::mutex> lock(finishing);
-                    finished[k] = true;
-                    one_finished.notify_all();
-                }
-            });
-        for (std::size_t k = 0; k < files.size(); ++k) {
-            std::unique_lock<std::mutex> lock(finishing);
-            one_finished.wait(lock, [&] { return static_cast<bool>(finished[k]); });
-            progress << lines[k].str() << std::flush;
-        }
-        for (auto& thread : threads) thread.join();
-    }
-    builder.join();
-    if (toolchain_failure) std::rethrow_exception(toolchain_failure);
-    // A file whose build could not start its processes beside the other exercises' runners (where no
-    // control group bounds each sandbox, every sandbox of the machine shares one process limit, and
-    // another file's runner may have filled it: docs/security.md) is built again now that they are
-    // gone, and graded again alone. A file that says so of itself in an #error is only built twice.
-    std::vector<bool> rebuilt(files.size(), false);
-    for (std::size_t k = 0; k < files.size(); ++k) {
-        const BuildResult* build = build_for(k);
-        if (build == nullptr || !build_starved(*build)) continue;
-        progress << files[k].exercise << ": its build could not start its processes beside the other exercises' "
-                 << "runners; building it again, alone\n" << std::flush;
-        const auto w = static_cast<std::size_t>(build_of[k]);
-        try {
-            build_runners(toolchain, {work[w]}, 1, options.sandbox,
-                          [&](std::size_t, const BuildResult& again) { builds[w] = again; });
-        } catch (const std::exception& e) {
-            progress << "  the grader could not build it again: " << harness::printable_text(e.what()) << "\n";
-            continue;
-        }
-        rebuilt[k] = true;
-    }
-    // An exercise whose runner or reference runner could not start or use the GPU beside the others
-    // is graded again on its own, after them: whatever another exercise's submission left on the
-    // GPU or the machine (memory taken, processes forked) is gone by then.
-    {
-        GradeOptions alone = options;
-        alone.parallel_exercises = 1;
-        for (std::size_t k = 0; k < files.size(); ++k) {
-            if (!rebuilt[k] && !(workers > 1 && results[k].grade_again_alone)) continue;
-            if (!rebuilt[k])
-                progress << files[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
-                         << "the other exercises; grading it again, alone\n";
-            const harness::Exercise* exercise = harness::find_exercise(files[k].exercise);
-            try {
-                const double began = since_start();
-                results[k] = grade_exercise(alone, timer_of(k), *exercise, files[k], build_for(k), report.calibration,
-                                            progress);
-                results[k].started_seconds = began;
-            } catch (const std::exception& e) {
-                progress << "  the grader could not grade it again: " << harness::printable_text(e.what()) << "\n";
-            }
-            std::error_code ignored;
-            if (!options.keep_work) fs::remove_all(fs::path(options.work_dir) / exercise->name, ignored);
-        }
-    }
-    for (auto& result : results) {
-        report.points += result.points;
-        report.max_points += result.max_points;
-        report.exercises.push_back(std::move(result));
-    }
-    if (options.gpu_clocks) record_clocks_at_end(options.gpu_clocks(), report, progress);
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
+    return GradingRun(request, environment, progress).run();
 }
 
 }  // namespace grading

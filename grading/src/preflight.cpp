@@ -211,17 +211,17 @@ std::vector<std::string> preflight(const GradeCommand& command, const DeviceProb
 {
     const GradeOptions& options = command.options;
     const std::vector<std::string> found = {
-        check_compiler(options.toolchain),
-        check_runner_object(options.toolchain.runner_object),
-        check_reference_runner(options.reference_runner),
+        check_compiler(options.environment.toolchain),
+        check_runner_object(options.environment.toolchain.runner_object),
+        check_reference_runner(options.environment.reference_runner),
         check_output_file("--output", command.output),
         check_output_file("--gradescope", command.formats.gradescope),
         check_output_file("--prairielearn", command.formats.prairielearn),
         check_output_file("--junit", command.formats.junit),
         check_output_file("--markdown", command.formats.markdown),
-        check_work_dir(options.work_dir),
+        check_work_dir(options.environment.work_dir),
         // --build-only runs nothing: a machine without a GPU (a TA's laptop, CI) can check the builds.
-        options.build_only ? std::string() : check_device(options.toolchain, probe),
+        options.request.build_only ? std::string() : check_device(options.environment.toolchain, probe),
     };
     std::vector<std::string> problems;
     for (const auto& problem : found)

@@ -1,17 +1,17 @@
 // The build steps: one file's compile, dependency check, symbol check and link, each a child
 // process with a time limit (in the sandbox unless there is none), and the files built side by side.
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "grading/build.hpp"
+#include "harness/parallel.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
 #include "harness/text.hpp"
@@ -526,8 +526,7 @@ std::vector<BuildResult> build_all(const Toolchain& toolchain,
                                    const harness::Sandbox* sandbox,
                                    const std::function<void(std::size_t, const BuildResult&)>& built, bool link)
 {
-    std::vector<BuildResult> results(work.size());
-    if (work.empty()) return results;
+    if (work.empty()) return {};
     Context ctx;
     ctx.toolchain = toolchain;
     ctx.sandbox = sandbox;
@@ -538,26 +537,20 @@ std::vector<BuildResult> build_all(const Toolchain& toolchain,
     ctx.roots = header_roots(ctx.root);
     ctx.forbidden = forbidden_symbols(toolchain.runner_object, ctx.root);
 
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t k; (k = next++) < work.size();) {
-            const auto& [source, executable] = work[k];
-            try {
-                results[k] = build_one(ctx, source, executable);
-            } catch (const std::exception& e) {  // the grader's own trouble (disk full, ...): this file only
-                results[k] = BuildResult{};
-                results[k].executable = executable;
-                results[k].failure =
-                    harness::valid_text(std::string("the grader could not build this file: ") + e.what());
-            }
-            if (built) built(k, results[k]);
+    std::vector<std::size_t> files(work.size());
+    std::iota(files.begin(), files.end(), std::size_t{0});
+    return harness::parallel_map(files, static_cast<std::size_t>(std::max(jobs, 1)), [&](std::size_t k) {
+        const auto& [source, executable] = work[k];
+        BuildResult result;
+        try {
+            result = build_one(ctx, source, executable);
+        } catch (const std::exception& e) {  // the grader's own trouble (disk full, ...): this file only
+            result.executable = executable;
+            result.failure = harness::valid_text(std::string("the grader could not build this file: ") + e.what());
         }
-    };
-    std::vector<std::thread> threads;
-    for (int i = 0; i < std::max(1, std::min<int>(jobs, static_cast<int>(work.size()))); ++i)
-        threads.emplace_back(worker);
-    for (auto& t : threads) t.join();
-    return results;
+        if (built) built(k, result);
+        return result;
+    });
 }
 
 }  // namespace

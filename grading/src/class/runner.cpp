@@ -158,7 +158,7 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     // The hidden cases' secret, when the class had it from its environment (a --secret-file is among
     // grade_args): in the child grade's environment, which it takes out before anything runs
     // (grading/hidden_cases.hpp); never on a command line, which /proc shows to every user.
-    const auto& secret = command.options.hidden_secret;
+    const auto& secret = command.options.request.hidden_secret;
     if (secret && secret->source() == HiddenCaseSecret::Source::environment)
         spawn.extra_env.push_back(std::string(secret_variable) + "=" + secret->text());
     spawn.output_file = (dir / student_files::log).string();
@@ -347,7 +347,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     if (ec) return refuse("--output-dir " + command.output_dir + ": cannot create it (" + ec.message() + ")", exit_environment_error);
     GradeCommand one;
     one.options = command.options;
-    one.options.work_dir = (output / "students").string();
+    one.options.environment.work_dir = (output / "students").string();
     one.output = (output / "results.json").string();  // the class's own: no student's folder can be it
     one.no_sandbox = command.no_sandbox;
     one.bwrap = command.bwrap;
@@ -362,7 +362,8 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     GpuChoice gpus;
     if (problems.empty()) {
         const std::optional<std::string> listed = nvidia_smi_list();
-        gpus = choose_gpus(command.gpus, command.options.toolchain, probe, environment("CUDA_VISIBLE_DEVICES"), listed);
+        gpus = choose_gpus(command.gpus, command.options.environment.toolchain, probe,
+                           environment("CUDA_VISIBLE_DEVICES"), listed);
         if (!gpus.error.empty()) problems.push_back(gpus.error);
     }
     if (!problems.empty()) {
@@ -446,10 +447,10 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     if (command.shard_count > 1) {
         out << "grade class: shard " << command.shard_index << "/" << command.shard_count
             << " done; once every shard is: grade class merge --output-dir " << command.output_dir << "\n";
-        const json summary = class_results(folders, command.options.exercises).at("summary");
+        const json summary = class_results(folders, command.options.request.exercises).at("summary");
         code = summary.at("passed") == summary.at("students") ? exit_success : exit_graded_with_failures;
     } else {
-        code = write_class(output, folders, command.options.exercises, out, err);
+        code = write_class(output, folders, command.options.request.exercises, out, err);
     }
     return code == exit_success && !errors.empty() ? exit_graded_with_failures : code;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -96,5 +98,84 @@ void parallel_for(std::int64_t begin, std::int64_t end, std::int64_t grain,
     for (auto& helper : helpers) helper.join();
     if (error) std::rethrow_exception(error);
 }
+
+std::thread start_thread(std::function<void()> body)
+{
+    return std::thread(std::move(body));
+}
+
+namespace detail {
+
+struct TaskThreads::State {
+    std::size_t width;
+    ThreadStarter start;
+    std::mutex mutex;
+    std::condition_variable task_waiting;
+    std::deque<std::function<void()>> tasks;  // given, not begun
+    std::vector<std::thread> threads;
+    std::size_t idle = 0;  // threads waiting for a task
+    bool stopping = false;
+
+    void work()
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            ++idle;
+            task_waiting.wait(lock, [&] { return stopping || !tasks.empty(); });
+            --idle;
+            if (stopping) return;
+            std::function<void()> task = std::move(tasks.front());
+            tasks.pop_front();
+            lock.unlock();
+            task();
+            task = nullptr;  // what it holds goes before the next wait
+            lock.lock();
+        }
+    }
+};
+
+TaskThreads::TaskThreads(std::size_t width, ThreadStarter start) : state_(std::make_shared<State>())
+{
+    state_->width = std::max<std::size_t>(width, 1);
+    state_->start = std::move(start);
+}
+
+TaskThreads::~TaskThreads()
+{
+    std::vector<std::thread> threads;
+    std::deque<std::function<void()>> dropped;
+    {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        state_->stopping = true;
+        dropped.swap(state_->tasks);
+        threads.swap(state_->threads);
+    }
+    state_->task_waiting.notify_all();
+    for (auto& thread : threads) thread.join();
+}
+
+void TaskThreads::run(std::function<void()> task)
+{
+    State& s = *state_;
+    std::unique_lock<std::mutex> lock(s.mutex);
+    // A thread more while the tasks waiting outnumber the idle threads, up to the width.
+    if (s.tasks.size() + 1 > s.idle && s.threads.size() < s.width) {
+        try {
+            s.threads.push_back(s.start([&s] { s.work(); }));
+        } catch (...) {
+            // Out of threads (a sandbox's process limit) or memory: those running take it, or the caller.
+        }
+    }
+    if (s.threads.empty()) {
+        lock.unlock();
+        task();
+        return;
+    }
+    s.tasks.push_back(std::move(task));
+    lock.unlock();
+    s.task_waiting.notify_one();
+}
+
+}  // namespace detail
 
 }  // namespace harness

@@ -135,7 +135,7 @@ CommandLine parse(std::vector<std::string> args)
 {
     args.insert(args.begin(), "grade");
     GradeOptions defaults;
-    defaults.reference_runner = "/opt/grader/bin/grader_reference_runner";
+    defaults.environment.reference_runner = "/opt/grader/bin/grader_reference_runner";
     return parse_command_line(args, defaults);
 }
 

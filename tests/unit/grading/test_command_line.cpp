@@ -20,9 +20,9 @@ namespace {
 GradeOptions defaults()
 {
     GradeOptions options;
-    options.toolchain.nvcc = "/opt/cuda/bin/nvcc";
-    options.toolchain.arch = "90";
-    options.reference_runner = "/opt/grader/bin/grader_reference_runner";
+    options.environment.toolchain.nvcc = "/opt/cuda/bin/nvcc";
+    options.environment.toolchain.arch = "90";
+    options.environment.reference_runner = "/opt/grader/bin/grader_reference_runner";
     return options;
 }
 
@@ -75,11 +75,11 @@ std::string refused(const std::vector<std::string>& args, const std::string& opt
 TEST_CASE("a submission alone grades every exercise with the defaults")
 {
     const GradeCommand command = accepted(submitted({}));
-    CHECK(command.options.submission == fs::temp_directory_path().string());
-    CHECK(command.options.exercises.size() == harness::all_exercises().size());
-    CHECK(command.options.toolchain.nvcc == "/opt/cuda/bin/nvcc");
-    CHECK(command.options.reference_runner == "/opt/grader/bin/grader_reference_runner");
-    CHECK(command.options.timing.rule.max_batches == 60);
+    CHECK(command.options.request.submission == fs::temp_directory_path().string());
+    CHECK(command.options.request.exercises.size() == harness::all_exercises().size());
+    CHECK(command.options.environment.toolchain.nvcc == "/opt/cuda/bin/nvcc");
+    CHECK(command.options.environment.reference_runner == "/opt/grader/bin/grader_reference_runner");
+    CHECK(command.options.request.timing.rule.max_batches == 60);
     CHECK(command.output == "results.json");
     CHECK_FALSE(command.list);
     CHECK_FALSE(command.no_sandbox);
@@ -96,22 +96,23 @@ TEST_CASE("--list needs no submission; any other command does, and it must be a 
 
 TEST_CASE("--reps and --jobs: whole numbers in range")
 {
-    CHECK(accepted(submitted({"--reps", "5"})).options.timing.rule.max_batches == 5);
+    CHECK(accepted(submitted({"--reps", "5"})).options.request.timing.rule.max_batches == 5);
     refused(submitted({"--reps", "0"}), "--reps");
     refused(submitted({"--reps", "10001"}), "--reps");
     refused(submitted({"--reps", "many"}), "--reps");
-    CHECK(accepted(submitted({"--jobs", "3"})).options.compile_jobs == 3);
+    CHECK(accepted(submitted({"--jobs", "3"})).options.request.compile_jobs == 3);
     refused(submitted({"--jobs", "0"}), "--jobs");
     refused(submitted({"--jobs", "-2"}), "--jobs");
 }
 
 TEST_CASE("time limits: seconds more than 0, to the supervisor's milliseconds")
 {
-    CHECK(accepted(submitted({"--time-limit=30"})).options.limits.exercise_budget == std::chrono::seconds(30));
-    CHECK(accepted(submitted({"--case-time-limit", "0.25"})).options.limits.case_limit ==
+    CHECK(accepted(submitted({"--time-limit=30"})).options.request.limits.exercise_budget == std::chrono::seconds(30));
+    CHECK(accepted(submitted({"--case-time-limit", "0.25"})).options.request.limits.case_limit ==
           std::chrono::milliseconds(250));
     // Far below a millisecond is still a limit, not none.
-    CHECK(accepted(submitted({"--case-time-limit", "1e-6"})).options.limits.case_limit == std::chrono::milliseconds(1));
+    CHECK(accepted(submitted({"--case-time-limit", "1e-6"})).options.request.limits.case_limit ==
+          std::chrono::milliseconds(1));
     refused(submitted({"--time-limit", "-5"}), "--time-limit");
     refused(submitted({"--time-limit", "0"}), "--time-limit");
     refused(submitted({"--time-limit", "30s"}), "--time-limit");
@@ -122,12 +123,12 @@ TEST_CASE("time limits: seconds more than 0, to the supervisor's milliseconds")
 TEST_CASE("--exercise: known names, comma-separated or repeated, in the order given")
 {
     using names = std::vector<std::string>;
-    CHECK(accepted(submitted({"--exercise", "scan_brent_kung,scan_kogge_stone"})).options.exercises ==
+    CHECK(accepted(submitted({"--exercise", "scan_brent_kung,scan_kogge_stone"})).options.request.exercises ==
           names{"scan_brent_kung", "scan_kogge_stone"});
     CHECK(accepted(submitted({"--exercise", "scan_kogge_stone", "--exercise=conv1d_tiled,scan_hierarchical"}))
-              .options.exercises == names{"scan_kogge_stone", "conv1d_tiled", "scan_hierarchical"});
+              .options.request.exercises == names{"scan_kogge_stone", "conv1d_tiled", "scan_hierarchical"});
     // An empty list, as a script's empty variable gives, means all of them.
-    CHECK(accepted(submitted({"--exercise", ""})).options.exercises.size() == harness::all_exercises().size());
+    CHECK(accepted(submitted({"--exercise", ""})).options.request.exercises.size() == harness::all_exercises().size());
     const std::string message = refused(submitted({"--exercise", "scan_kogge_stone,scan_nonexistent"}), "--exercise");
     CHECK(message.find("scan_nonexistent") != std::string::npos);
     refused(submitted({"--exercise"}), "--exercise");
@@ -136,7 +137,7 @@ TEST_CASE("--exercise: known names, comma-separated or repeated, in the order gi
 TEST_CASE("--case: one exercise, and a label it has")
 {
     const std::string label = harness::cases_for(*harness::find_exercise("scan_kogge_stone")).at(0).label;
-    CHECK(accepted(submitted({"--exercise", "scan_kogge_stone", "--case", label})).options.case_label == label);
+    CHECK(accepted(submitted({"--exercise", "scan_kogge_stone", "--case", label})).options.request.case_label == label);
     refused(submitted({"--case", label}), "--case");
     refused(submitted({"--exercise", "scan_kogge_stone,scan_brent_kung", "--case", label}), "--case");
     CHECK(refused(submitted({"--exercise", "scan_kogge_stone", "--case", "n=7/none"}), "--case")
@@ -145,8 +146,8 @@ TEST_CASE("--case: one exercise, and a label it has")
 
 TEST_CASE("--arch: digits with an optional letter")
 {
-    CHECK(accepted(submitted({"--arch", "90a"})).options.toolchain.arch == "90a");
-    CHECK(accepted(submitted({"--arch=100"})).options.toolchain.arch == "100");
+    CHECK(accepted(submitted({"--arch", "90a"})).options.environment.toolchain.arch == "90a");
+    CHECK(accepted(submitted({"--arch=100"})).options.environment.toolchain.arch == "100");
     refused(submitted({"--arch", "sm_90"}), "--arch");
     refused(submitted({"--arch", "9.0"}), "--arch");
 }
@@ -163,15 +164,15 @@ TEST_CASE("the remaining options reach the command")
     CHECK(command.formats.junit == "j.xml");
     CHECK(command.formats.markdown == "m.md");
     CHECK(command.quiet);
-    CHECK(command.options.work_dir == "w");
-    CHECK(command.options.toolchain.nvcc == "nvcc13");
+    CHECK(command.options.environment.work_dir == "w");
+    CHECK(command.options.environment.toolchain.nvcc == "nvcc13");
     CHECK(command.no_sandbox);
-    CHECK(command.options.keep_work);
-    CHECK(command.options.reference_runner.empty());
-    CHECK(accepted(submitted({"--reference-runner", "ref"})).options.reference_runner == "ref");
+    CHECK(command.options.request.keep_work);
+    CHECK(command.options.environment.reference_runner.empty());
+    CHECK(accepted(submitted({"--reference-runner", "ref"})).options.environment.reference_runner == "ref");
     CHECK(accepted(submitted({"--bwrap", "/usr/bin/bwrap"})).bwrap == "/usr/bin/bwrap");
     // A repeated option overrides, as before CLI11.
-    CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.timing.rule.max_batches == 4);
+    CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.request.timing.rule.max_batches == 4);
     refused(submitted({"--no-reference-timing", "--reference-runner", "ref"}), "--reference-runner");
 }
 
@@ -180,7 +181,7 @@ TEST_CASE("--rubric: a file that passes rubric.schema.json, its Gradescope setti
     const fs::path rubric = write_rubric(
         "good", R"({"speed_points": 0, "gradescope": {"visibility": "hidden", "test_visibility": "after_due_date"}})");
     const GradeCommand command = accepted(submitted({"--rubric", rubric.string(), "--gradescope", "gs.json"}));
-    CHECK(command.options.rubric.speed_points == 0);
+    CHECK(command.options.request.rubric.speed_points == 0);
     CHECK(command.formats.gradescope_settings.visibility == "hidden");
     CHECK(command.formats.gradescope_settings.stdout_visibility == "hidden");  // the default
     CHECK(command.formats.gradescope_settings.test_visibility == "after_due_date");
@@ -234,15 +235,15 @@ TEST_CASE("a second --submission is a usage error naming both; other options sti
     const std::string message = refused({"--submission", first, "--submission", second}, "--submission");
     CHECK(message.find("'" + first + "' and '" + second + "'") != std::string::npos);
     CHECK(message.find("grade class") != std::string::npos);
-    CHECK(accepted(submitted({"--reps", "5", "--reps", "7"})).options.timing.rule.max_batches == 7);
+    CHECK(accepted(submitted({"--reps", "5", "--reps", "7"})).options.request.timing.rule.max_batches == 7);
 }
 
 TEST_CASE("--build-only: no timing, and no option that only running cases uses")
 {
     const GradeCommand command = accepted(submitted({"--build-only"}));
-    CHECK(command.options.build_only);
-    CHECK(command.options.reference_runner.empty());
-    CHECK_FALSE(accepted(submitted({})).options.build_only);
+    CHECK(command.options.request.build_only);
+    CHECK(command.options.environment.reference_runner.empty());
+    CHECK_FALSE(accepted(submitted({})).options.request.build_only);
     refused(submitted({"--build-only", "--exercise", "scan_kogge_stone", "--case", "n=1/int"}), "--case");
     refused(submitted({"--build-only", "--reps", "3"}), "--reps");
     const CommandLine help = parse({"--help"});
@@ -265,7 +266,7 @@ TEST_CASE("grade --help names the rubric files and the contract where this grade
     for (const char* name : {"rubric.schema.json", "rubric.example.json", "CONTRACT.md"})
         std::ofstream(prefix / "share" / "pmpp-grader" / name) << "{}\n";
     GradeOptions installed = defaults();
-    installed.reference_runner = (prefix / "bin" / "grader_reference_runner").string();
+    installed.environment.reference_runner = (prefix / "bin" / "grader_reference_runner").string();
     const CommandLine help = parse_command_line({"grade", "--help"}, installed);
     const std::string share = fs::weakly_canonical(prefix / "share" / "pmpp-grader").string();
     INFO(help.message);

@@ -55,7 +55,11 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
     const fs::path dir = test_dir(name);
     fs::remove_all(dir);
     fs::create_directories(dir / "submission");
-    for (const auto& [exercise, text] : files) std::ofstream(dir / "submission" / (exercise + ".cu")) << text << "\n";
+    for (const auto& [exercise, text] : files) {  // "folder/exercise": in a folder of the submission
+        const fs::path file = dir / "submission" / (exercise + ".cu");
+        fs::create_directories(file.parent_path());
+        std::ofstream(file) << text << "\n";
+    }
     // The reference runner is fake_runner itself: without a behaviour trailer it is correct.
     std::vector<std::string> command = {GRADE_EXECUTABLE,
                                         "--submission",
@@ -639,4 +643,27 @@ TEST_CASE("--sanitize: each tool's findings, a clean tool, a flood, an unfinishe
     const GradeRun plain = grade_fake("sanitize_off", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
                                       {"--exercise", "scan_kogge_stone", "--case", "n=1025/int"});
     CHECK(exercise(plain, "scan_kogge_stone").at("sanitizer").is_null());
+}
+
+TEST_CASE("a build that could not start its processes beside the others is built again alone, then graded alone")
+{
+    // The compiler's message names the file's folder, as "Resource temporarily unavailable" (a
+    // fork that failed) would: without the sandbox the compiler sees the file where it is.
+    const GradeRun run =
+        grade_fake("starved_build",
+                   {{"Resource temporarily unavailable/scan_kogge_stone", "FAKE_COMPILE_ERROR"},
+                    {"scan_brent_kung", "// FAKE_RUNNER: correct"}},
+                   {"--no-sandbox", "--parallel", "2", "--exercise", "scan_kogge_stone,scan_brent_kung"});
+    const std::string again =
+        "scan_kogge_stone: its build could not start its processes beside the other exercises' "
+        "runners; building it again, alone";
+    const auto at = run.output.find(again);
+    REQUIRE(at != std::string::npos);
+    // Graded again after the build alone: its line a second time, after the neighbour's.
+    CHECK(run.output.find("scan_kogge_stone: compile_error", at) != std::string::npos);
+    CHECK(run.output.find("scan_brent_kung (") < at);
+    CHECK(exercise(run, "scan_kogge_stone").at("status") == "compile_error");
+    const json& bk = exercise(run, "scan_brent_kung");
+    CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()));
+    CHECK(run.output.find("scan_brent_kung: its build") == std::string::npos);
 }

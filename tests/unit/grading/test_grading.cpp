@@ -151,8 +151,8 @@ TEST_CASE("exercises are graded longest first: the most case elements, ties in t
 {
     std::vector<SubmissionFile> files;
     for (const auto& e : harness::all_exercises()) files.push_back({e.name, "/nowhere/" + e.name + ".cu", {}, {}});
-    GradeOptions options;
-    const std::vector<std::size_t> order = grading_order(files, options);
+    GradeRequest request;
+    const std::vector<std::size_t> order = grading_order(files, request);
     REQUIRE(order.size() == files.size());
     auto elements = [&](std::size_t k) {
         std::int64_t sum = 0;
@@ -166,8 +166,8 @@ TEST_CASE("exercises are graded longest first: the most case elements, ties in t
         if (elements(order[i - 1]) == elements(order[i])) CHECK(order[i - 1] < order[i]);
     }
     // One case only: that case's size decides.
-    options.case_label = "n=1/int";
-    const std::vector<std::size_t> one = grading_order(files, options);
+    request.case_label = "n=1/int";
+    const std::vector<std::size_t> one = grading_order(files, request);
     CHECK(std::is_permutation(one.begin(), one.end(), order.begin()));
 }
 

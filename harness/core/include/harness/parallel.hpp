@@ -1,4 +1,5 @@
-// Work on large arrays (case inputs, golden results, checks) spread over the machine's cores.
+// Work on large arrays (case inputs, golden results, checks) spread over the machine's cores, and
+// the grader's tasks (builds, exercises, checks) run side by side with their results in order.
 //
 // Results must not depend on the number of threads: a range is always cut into the same chunks
 // (`grain` elements each from `begin`, the last one shorter), whatever the number of threads, and
@@ -7,10 +8,15 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <new>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -64,6 +70,92 @@ std::vector<Result> parallel_chunks(std::int64_t begin, std::int64_t end, std::i
 // out a chunk costs nothing in comparison, short enough that 16 threads share out a million
 // elements evenly.
 constexpr std::int64_t element_grain = std::int64_t{1} << 16;
+
+// How a parallel map starts each of its threads: std::thread's constructor, which throws where
+// the process may start no more (a sandbox's process limit). Tests give one that fails.
+using ThreadStarter = std::function<std::thread(std::function<void()>)>;
+std::thread start_thread(std::function<void()> body);
+
+namespace detail {
+// At most `width` threads of its own, started as tasks wait for one, each running the waiting tasks
+// in the order given. A task given while no thread runs and none can be started runs at once on
+// the calling thread: threads that cannot start leave their share to the others, the caller
+// included. Tasks must not throw (OrderedParallelMap keeps their exceptions in their futures).
+class TaskThreads {
+public:
+    TaskThreads(std::size_t width, ThreadStarter start);
+    // Tasks not begun are dropped; returns once the running ones have returned.
+    ~TaskThreads();
+    TaskThreads(const TaskThreads&) = delete;
+    TaskThreads& operator=(const TaskThreads&) = delete;
+    void run(std::function<void()> task);
+
+private:
+    struct State;
+    std::shared_ptr<State> state_;
+};
+}  // namespace detail
+
+// The ordered parallel map: tasks given one by one (push) run on at most `width` threads, taken in
+// the order given, and their results come back in that order (pop), or through the future push
+// returns. A task's exception comes back where its result would. A width below 1 counts as 1.
+// Destroying the map drops the tasks not begun (their futures hold a broken promise) and waits for
+// those running, so that no task outlives what it refers to.
+//
+// The grader's builds, exercises and case checks all run through it: parallel_map below for a
+// whole list at once, push and pop for a stream (checks of cases as the runner settles them).
+template <typename Result>
+class OrderedParallelMap {
+public:
+    explicit OrderedParallelMap(std::size_t width, ThreadStarter start = start_thread)
+        : threads_(width, std::move(start))
+    {
+    }
+    template <typename Fn>
+    std::shared_future<Result> push(Fn fn)
+    {
+        auto task = std::make_shared<std::packaged_task<Result()>>(std::move(fn));
+        std::shared_future<Result> result = task->get_future().share();
+        results_.push_back(result);
+        threads_.run([task] { (*task)(); });
+        return result;
+    }
+    // Results not yet taken.
+    std::size_t size() const { return results_.size(); }
+    bool empty() const { return results_.empty(); }
+    // Whether the oldest result not taken is there (pop would not wait).
+    bool oldest_ready() const
+    {
+        return !results_.empty() && results_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    }
+    // The oldest result not taken, once its task has returned; its exception rethrown.
+    Result pop()
+    {
+        std::shared_future<Result> oldest = std::move(results_.front());
+        results_.pop_front();
+        return oldest.get();
+    }
+
+private:
+    std::deque<std::shared_future<Result>> results_;
+    detail::TaskThreads threads_;  // last: its threads stop before anything they may use goes
+};
+
+// fn(item) for every item, on at most `width` threads, taken in the order of `items`; the results in
+// that order. If some throw, the first of them in that order is rethrown here, once the items
+// begun have returned (those not begun are skipped).
+template <typename Item, typename Fn>
+auto parallel_map(const std::vector<Item>& items, std::size_t width, Fn fn, ThreadStarter start = start_thread)
+    -> std::vector<std::invoke_result_t<Fn&, const Item&>>
+{
+    using Result = std::invoke_result_t<Fn&, const Item&>;
+    OrderedParallelMap<Result> map(width, std::move(start));
+    for (const Item& item : items) map.push([&fn, &item] { return fn(item); });
+    std::vector<Result> results;
+    results.reserve(items.size());
+    while (!map.empty()) results.push_back(map.pop());
+    return results;
+}
 
 // An allocator whose resize(n) leaves numbers uninitialized instead of zeroing them. A vector of
 // a gigabyte that parallel_for then fills is written only once, and its memory pages are first

@@ -308,7 +308,7 @@ TEST_CASE("grade class's command line: its options, the grading options checked 
     CHECK(line.class_grading->shard_count == 4);
     CHECK(line.class_grading->regrade == std::vector<std::string>{"alice", "bob"});
     CHECK(line.class_grading->grade_args == std::vector<std::string>{"--exercise", "scan_kogge_stone", "--reps", "5"});
-    CHECK(line.class_grading->options.exercises == std::vector<std::string>{"scan_kogge_stone"});
+    CHECK(line.class_grading->options.request.exercises == std::vector<std::string>{"scan_kogge_stone"});
 
     line = parse({"merge", "--output-dir", "out", "a", "b"});
     REQUIRE(line.class_merge);
