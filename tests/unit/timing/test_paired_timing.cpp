@@ -149,7 +149,9 @@ TEST_CASE("in turns: one seed a round for both sides, until the rule is met; a f
 {
     TimingServer server(fake_server(), 30s);
     LocalWorker student, reference;
-    student.sleep = 4ms;
+    // 25 times the reference's: the medians below keep their order however late a loaded machine
+    // wakes a sleep (4 ms against 2 ms did not, beside two busy loops: 4.1 against 5.6 ms).
+    student.sleep = 50ms;
     reference.sleep = 2ms;
     TimingPlan plan;
     plan.reps_per_batch = 2;

@@ -450,7 +450,7 @@ std::vector<std::string> fake_opcodes(const std::string& family, int count)
 TEST_CASE("near-identical kernels in a class: a renamed copy listed for review, others and stubs not; no student "
           "view shows a fingerprint; no points change")
 {
-    const fs::path dir = test_dir("similar");
+    const fs::path dir = fresh_dir("similar");
     const std::vector<std::string> kernel = fake_opcodes("op", 60);
     const fs::path submissions =
         make_class(dir, {{"alice", "// FAKE_RUNNER: correct\n" + fake_ptx(kernel, "r")},
