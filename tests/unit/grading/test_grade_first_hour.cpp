@@ -50,7 +50,7 @@ Run grade(const fs::path& dir, const std::vector<std::string>& args)
     std::vector<std::string> command = {GRADE_EXECUTABLE,           "--submission", (dir / "submission").string(),
                                         "--work-dir",               (dir / "work").string(),
                                         "--output",                 (dir / "results.json").string(),
-                                        "--case-time-limit",        "5"};
+                                        "--case-time-limit",        "15"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), args.begin(), args.end());
     const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);

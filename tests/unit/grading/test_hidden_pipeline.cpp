@@ -76,7 +76,7 @@ Grading grade_hidden(const std::string& name, const std::string& source, SecretB
                                         "--junit", (g.dir / "out" / "junit.xml").string(),
                                         "--markdown", (g.dir / "out" / "summary.md").string(),
                                         "--student-results", (g.dir / "out" / "student-results.json").string(),
-                                        "--case-time-limit", "5", "--reps", "3"};
+                                        "--case-time-limit", "15", "--reps", "3"};
     fs::create_directories(g.dir / "out");
     if (by == SecretBy::file) {
         // Outside the output and work directories, as an instructor keeps it.

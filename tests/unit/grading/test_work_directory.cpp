@@ -39,7 +39,7 @@ harness::CommandResult grade_in(const fs::path& cwd, const std::string& name, co
     std::vector<std::string> command = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", cwd.string(), GRADE_EXECUTABLE,
                                         "--submission", name, "--exercise", "scan_kogge_stone", "--nvcc", FAKE_NVCC,
                                         "--reference-runner", FAKE_RUNNER, "--output", name + ".json",
-                                        "--case-time-limit", "5", "--reps", "5", "--quiet"};
+                                        "--case-time-limit", "15", "--reps", "5", "--quiet"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), extra.begin(), extra.end());
     return harness::run_command(command, std::chrono::minutes(3), 1 << 20);

@@ -40,7 +40,7 @@ GradeRun grade(const fs::path& dir, const std::string& nvcc, const std::vector<s
 {
     std::vector<std::string> command = {GRADE_EXECUTABLE,      "--submission", (dir / "submission").string(),
                                         "--nvcc",              nvcc,           "--no-reference-timing",
-                                        "--case-time-limit",   "5",            "--work-dir",
+                                        "--case-time-limit",   "15",            "--work-dir",
                                         (dir / "work").string(), "--output",   (dir / "results.json").string()};
     std::string why;
     if (!harness::Sandbox::find(why)) {

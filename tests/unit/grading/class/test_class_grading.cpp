@@ -45,7 +45,7 @@ std::vector<std::string> class_command(const fs::path& submissions, const fs::pa
     std::vector<std::string> command = {GRADE_EXECUTABLE, "class",   "--submissions",      submissions.string(),
                                         "--output-dir",   out.string(), "--nvcc",          FAKE_NVCC,
                                         "--reference-runner", FAKE_RUNNER, "--exercise", "scan_kogge_stone",
-                                        "--case-time-limit", "3", "--reps", "3"};
+                                        "--case-time-limit", "10", "--reps", "3"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), extra.begin(), extra.end());
     return command;

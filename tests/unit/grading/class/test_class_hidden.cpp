@@ -45,7 +45,7 @@ harness::CommandResult grade_class(const fs::path& dir, bool with_secret)
                                         "--output-dir", (dir / "out").string(), "--nvcc", FAKE_NVCC,
                                         "--reference-runner", FAKE_RUNNER, "--exercise", "scan_kogge_stone",
                                         "--rubric", (dir / "rubric.json").string(), "--case", "n=777777/int",
-                                        "--case-time-limit", "3", "--reps", "3"};
+                                        "--case-time-limit", "10", "--reps", "3"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     if (with_secret) ::setenv(grading::secret_variable, secret_text.c_str(), 1);
     const auto run = harness::run_command(command, std::chrono::minutes(5), 1 << 20);
