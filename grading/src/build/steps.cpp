@@ -141,11 +141,31 @@ std::string step_failure(const StepResult& r, const std::string& tool, const std
     return error;
 }
 
+// The PTX nvcc kept for the file and the hidden reference's PTX of the same exercise, read once for
+// the three checks that compare them (foreign code, technique, fingerprint).
+struct KeptPtx {
+    std::optional<std::string> ptx;        // empty: the compiler kept none
+    std::string reference_base;            // <reference_ptx_dir>/<stem>, empty without a reference directory
+    std::optional<std::string> reference;  // <reference_base>.ptx
+};
+
+KeptPtx read_kept_ptx(const Context& ctx, const std::string& source, const fs::path& out)
+{
+    const std::string stem = fs::path(source).stem().string();
+    KeptPtx kept;
+    kept.ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
+    if (!ctx.toolchain.reference_ptx_dir.empty()) {
+        kept.reference_base = ctx.toolchain.reference_ptx_dir + "/" + stem;
+        kept.reference = whole_file(kept.reference_base + ".ptx", max_object_bytes);
+    }
+    return kept;
+}
+
 // The checks of step 4 (docs/security.md, "Code the student did not write"): every finding goes
 // into b.code_findings, refused ones first; what could not be checked into b.not_checked; the PTX
 // comparison into b.reference. Returns the message that refuses the file (empty: build it).
 std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::vector<Symbol>& symbols,
-                               const std::string& source, const fs::path& out)
+                               const std::string& source, const fs::path& out, const KeptPtx& kept)
 {
     const bool library = !b.library_use.empty();
     std::vector<std::string> refused, named;
@@ -207,17 +227,13 @@ std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::ve
     }
 
     // The PTX nvcc generated against the hidden reference's of the same exercise.
-    const std::optional<std::string> ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
-    const std::string reference_file =
-        ctx.toolchain.reference_ptx_dir.empty() ? std::string() : ctx.toolchain.reference_ptx_dir + "/" + stem + ".ptx";
-    const std::optional<std::string> reference =
-        reference_file.empty() ? std::nullopt : whole_file(reference_file, max_object_bytes);
-    if (!ptx) {
+    if (!kept.ptx) {
         b.reference.note = "the compiler kept no PTX";
-    } else if (!reference) {
-        b.reference.note = "no PTX of the reference here" + (reference_file.empty() ? "" : " (" + reference_file + ")");
+    } else if (!kept.reference) {
+        b.reference.note = "no PTX of the reference here" +
+                           (kept.reference_base.empty() ? "" : " (" + kept.reference_base + ".ptx)");
     } else {
-        b.reference = compare_with_reference(*ptx, *reference);
+        b.reference = compare_with_reference(*kept.ptx, *kept.reference);
     }
     if (!b.reference.compared) b.not_checked.push_back("the PTX against the reference's: " + b.reference.note);
 
@@ -256,18 +272,13 @@ std::string check_foreign_code(const Context& ctx, BuildResult& b, const std::ve
 // The technique, from the compiled kernel (grading/technique.hpp): the file's PTX beside the
 // reference's, the object's calls, and cuobjdump's resource usage where the toolkit has it.
 void read_technique(const Context& ctx, BuildResult& b, const std::vector<Symbol>& symbols, const std::string& source,
-                    const fs::path& out)
+                    const fs::path& out, const KeptPtx& kept)
 {
     const std::string stem = fs::path(source).stem().string();
-    const std::optional<std::string> ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
-    const std::optional<std::string> reference =
-        ctx.toolchain.reference_ptx_dir.empty()
-            ? std::nullopt
-            : whole_file(ctx.toolchain.reference_ptx_dir + "/" + stem + ".ptx", max_object_bytes);
     std::vector<std::string> referenced;
     for (const auto& s : symbols)
         if (detail::is_reference(s.type)) referenced.push_back(detail::unversioned_name(s.name));
-    b.technique = check_technique(stem, ptx, reference, referenced);
+    b.technique = check_technique(stem, kept.ptx, kept.reference, referenced);
 
     const std::string cuobjdump = ctx.root + "/bin/cuobjdump";
     if (::access(cuobjdump.c_str(), X_OK) != 0) {
@@ -296,14 +307,11 @@ void read_technique(const Context& ctx, BuildResult& b, const std::vector<Symbol
 // The fingerprint of the file's compiled kernels (KernelFingerprint), for the class step's list of
 // near-identical kernels: the SASS where the toolkit has cuobjdump and the reference's SASS is
 // beside its PTX (CMake writes it where cuobjdump was found), else the PTX.
-void read_fingerprint(const Context& ctx, BuildResult& b, const std::string& source, const fs::path& out)
+void read_fingerprint(const Context& ctx, BuildResult& b, const fs::path& out, const KeptPtx& kept)
 {
-    const std::string stem = fs::path(source).stem().string();
-    const std::string reference_base =
-        ctx.toolchain.reference_ptx_dir.empty() ? std::string() : ctx.toolchain.reference_ptx_dir + "/" + stem;
     const std::string cuobjdump = ctx.root + "/bin/cuobjdump";
     const std::optional<std::string> reference_sass =
-        reference_base.empty() ? std::nullopt : whole_file(reference_base + ".sass", max_object_bytes);
+        kept.reference_base.empty() ? std::nullopt : whole_file(kept.reference_base + ".sass", max_object_bytes);
     if (reference_sass && ::access(cuobjdump.c_str(), X_OK) == 0) {
         const StepResult sass = run_step(ctx, {{cuobjdump, "-sass", boxed_path(ctx, out, "submission.o")},
                                                {{out.string(), "/out", false}},
@@ -317,12 +325,9 @@ void read_fingerprint(const Context& ctx, BuildResult& b, const std::string& sou
             return;
         }
     }
-    const std::optional<std::string> ptx = whole_file((out / "keep" / (stem + ".ptx")).string(), max_object_bytes);
-    if (!ptx) return;
-    const std::optional<std::string> reference_ptx =
-        reference_base.empty() ? std::nullopt : whole_file(reference_base + ".ptx", max_object_bytes);
-    const std::vector<std::string> reference = reference_ptx ? ptx_opcodes(*reference_ptx) : std::vector<std::string>();
-    b.fingerprint = fingerprint_kernel(ptx_opcodes(*ptx), "ptx", reference_ptx ? &reference : nullptr);
+    if (!kept.ptx) return;
+    const std::vector<std::string> reference = kept.reference ? ptx_opcodes(*kept.reference) : std::vector<std::string>();
+    b.fingerprint = fingerprint_kernel(ptx_opcodes(*kept.ptx), "ptx", kept.reference ? &reference : nullptr);
 }
 
 BuildResult build_one(const Context& ctx, const std::string& source, const std::string& executable)
@@ -445,13 +450,15 @@ BuildResult build_one(const Context& ctx, const std::string& source, const std::
 
     // 4. Code the student did not write: what it calls, what its object holds, the raw system
     // calls in its host code, the PTX against the hidden reference's.
-    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, bound_source, out); !refused.empty()) {
+    const KeptPtx kept = read_kept_ptx(ctx, bound_source, out);
+    if (const std::string refused = check_foreign_code(ctx, b, symbol_table, bound_source, out, kept);
+        !refused.empty()) {
         b.invalid = name + " " + refused;
         return finish();
     }
 
-    read_technique(ctx, b, symbol_table, bound_source, out);
-    read_fingerprint(ctx, b, bound_source, out);
+    read_technique(ctx, b, symbol_table, bound_source, out, kept);
+    read_fingerprint(ctx, b, out, kept);
 
     if (!ctx.link) {
         b.ok = true;
