@@ -664,15 +664,27 @@ private:
     {
         if (!timing_server_) return;
         progress_ << "grade: timing the references alone on the speed cases ...\n" << std::flush;
+        std::vector<std::size_t> timed;
         for (const std::size_t k : order_) {
             if (build_of_[k] < 0) continue;
             const harness::Exercise& exercise = exercise_of(k);
             const std::vector<harness::Case> cases = cases_to_grade(exercise, request_);
             if (std::none_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; })) continue;
             timings_[k] = std::make_unique<ExerciseTiming>(request_, environment_, exercise, *timing_server_);
-            for (const auto& c : cases)
-                if (c.timed) timings_[k]->timer.time_alone(exercise, c);
+            timed.push_back(k);
         }
+        // The reference runners start side by side first, with the GPU shared (never during another
+        // grading's timing): a start held the GPU to itself for half a second in each timing alone.
+        // Started from this thread, which outlives them (each sandbox dies with its starter).
+        if (!timed.empty()) {
+            harness::GpuLock::Hold shared;
+            if (environment_.gpu_lock != nullptr) shared = environment_.gpu_lock->hold(false);
+            for (const std::size_t k : timed) timings_[k]->reference.spawn_early();
+            for (const std::size_t k : timed) timings_[k]->reference.await_start();
+        }
+        for (const std::size_t k : timed)
+            for (const auto& c : cases_to_grade(exercise_of(k), request_))
+                if (c.timed) timings_[k]->timer.time_alone(exercise_of(k), c);
         // A timing alone that the busy machine kept from its stopping rule is taken again where the
         // files are all built by then (no waiting for them: exercises start as their own file is
         // built), still before any runner of the submission exists. One still disturbed is no

@@ -30,6 +30,12 @@ void ReferenceWorker::fail(const std::string& why)
 
 void ReferenceWorker::start()
 {
+    spawn();
+    await_hello();
+}
+
+void ReferenceWorker::spawn()
+{
     SpawnOptions spawn = spawn_();
     spawn.argv.insert(spawn.argv.end(), {"--exercise", exercise_});
     spawn.create_channel = true;
@@ -38,17 +44,43 @@ void ReferenceWorker::start()
     } catch (const std::exception& e) {
         fail(std::string("could not start: ") + e.what());
     }
+}
+
+void ReferenceWorker::await_hello()
+{
     Message hello;
     if (ChannelReader(child_->channel_fd()).receive(hello, Clock::now() + startup_limit_) !=
             ChannelReader::Result::message ||
         hello.type != MessageType::hello || !hello.meta.value("launcher_found", false))
         fail("did not start (" + child_->kill_and_reap().describe() + ")");
+    started_ = true;
+}
+
+void ReferenceWorker::spawn_early()
+{
+    if (child_ || !failure_.empty()) return;
+    try {
+        spawn();
+    } catch (const ReferenceFailure&) {  // kept in failure_: the first command throws it
+    }
+}
+
+void ReferenceWorker::await_start()
+{
+    if (!child_ || started_ || !failure_.empty()) return;
+    try {
+        await_hello();
+    } catch (const ReferenceFailure&) {
+    }
 }
 
 Message ReferenceWorker::command(MessageType type, const nlohmann::json& meta, MessageType answer, int descriptor)
 {
     if (!failure_.empty()) throw ReferenceFailure(failure_);
-    if (!child_) start();
+    if (!child_)
+        start();
+    else if (!started_)
+        await_hello();
     std::string why;
     std::optional<Message> message = detail::exchange(*child_, type, meta, answer, command_limit_, descriptor, why);
     if (!message) fail(why);

@@ -32,11 +32,20 @@ public:
     void map(int descriptor, const nlohmann::json& layout, const nlohmann::json& args) override;
     void run_batch(bool launch) override;
     void unmap() override;
+    // Starts the runner now (it otherwise starts on first use), in two steps so that several start
+    // side by side: spawn_early() starts the process, await_start() waits for its hello. Both on
+    // the thread that uses the worker (the sandbox dies with the thread that started it). Called
+    // before a timing, so that a start (a sandbox, a CUDA context: about half a second) is not
+    // spent holding the GPU to itself. A failure is kept and thrown by the first command.
+    void spawn_early();
+    void await_start();
     // Set once it failed: later calls throw at once.
     const std::string& failure() const { return failure_; }
 
 private:
     void start();
+    void spawn();
+    void await_hello();
     // Sends a command (and `descriptor` after it, where one is given) and waits for its answer.
     Message command(MessageType type, const nlohmann::json& meta, MessageType answer, int descriptor = -1);
     [[noreturn]] void fail(const std::string& why);
@@ -45,6 +54,7 @@ private:
     std::string exercise_;
     std::chrono::milliseconds startup_limit_, command_limit_;
     std::optional<Child> child_;
+    bool started_ = false;  // its hello was read
     std::string failure_;
 };
 
