@@ -28,9 +28,10 @@ using Clock = std::chrono::steady_clock;
 template <typename T>
 __global__ void write_timed_input(T* input, std::size_t n, std::uint64_t seed, std::uint32_t rep, TimedValues values)
 {
+    const std::uint64_t stream = timed_stream(seed, rep);
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x)
-        input[i] = static_cast<T>(timed_value(seed, rep, i, values));
+        input[i] = static_cast<T>(timed_value_of_stream(stream, i, values));
 }
 
 // Milliseconds between two events already passed.
