@@ -89,11 +89,10 @@ std::vector<std::string> sanitizer_arguments(const std::string& tool)
 {
     // No host backtraces and no API errors (a case's CUDA errors are the grader's own verdict);
     // at most 100 reports printed; racecheck at its default level (errors and warnings).
-    // The verdict is the tool's exit status: sanitizer_error_exit_code when it found errors, and a
-    // program that exits with another code than 0 is an error too (--check-exit-code, its default).
+    // The verdict is the tool's exit status: sanitizer_error_exit_code when it found errors (a
+    // program's exit code other than 0 is one too: --check-exit-code, yes by default).
     return {"--tool", tool, "--print-limit", "100", "--show-backtrace", "no", "--report-api-errors", "no",
-            "--launch-timeout", "120", "--error-exitcode", std::to_string(sanitizer_error_exit_code),
-            "--check-exit-code", "yes"};
+            "--launch-timeout", "120", "--error-exitcode", std::to_string(sanitizer_error_exit_code)};
 }
 
 namespace {

@@ -8,6 +8,7 @@
 // its last answer costs as errors (fixtures/scripted_sanitizer.sh plays each way, with fake_runner).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -94,6 +95,11 @@ TEST_CASE("the tool's exit status decides: clean only when every process exited 
     const int errors = sanitizer_error_exit_code;
     CHECK(errors > 0);
     CHECK(errors <= 128);  // bwrap reports a signal N as 128 + N
+    const std::vector<std::string> args = sanitizer_arguments("racecheck");
+    const auto option = std::find(args.begin(), args.end(), "--error-exitcode");
+    REQUIRE(option != args.end());
+    REQUIRE(option + 1 != args.end());
+    CHECK(*(option + 1) == std::to_string(errors));
     CHECK(tool_verdict({exited(0)}).end == ToolEnd::clean);
     CHECK(tool_verdict({exited(0), exited(0)}).end == ToolEnd::clean);
     CHECK(tool_verdict({exited(0), exited(errors)}).end == ToolEnd::errors);
