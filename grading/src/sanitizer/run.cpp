@@ -89,8 +89,57 @@ std::vector<std::string> sanitizer_arguments(const std::string& tool)
 {
     // No host backtraces and no API errors (a case's CUDA errors are the grader's own verdict);
     // at most 100 reports printed; racecheck at its default level (errors and warnings).
+    // The verdict is the tool's exit status: sanitizer_error_exit_code when it found errors (a
+    // program's exit code other than 0 is one too: --check-exit-code, yes by default).
     return {"--tool", tool, "--print-limit", "100", "--show-backtrace", "no", "--report-api-errors", "no",
-            "--launch-timeout", "120"};
+            "--launch-timeout", "120", "--error-exitcode", std::to_string(sanitizer_error_exit_code)};
+}
+
+namespace {
+
+bool exited_with(const harness::ProcessEnd& end, int code)
+{
+    return end.status.kind == harness::ExitStatus::Kind::exited && end.status.code == code;
+}
+
+// "exited with code 3", "was still running when the grader stopped waiting", "was killed by signal 9 (SIGKILL)".
+std::string how_it_ended(const harness::ExitStatus& status)
+{
+    switch (status.kind) {
+        case harness::ExitStatus::Kind::exited:
+            return "exited with code " + std::to_string(status.code) +
+                   (status.limit_reached.empty() ? "" : " after reaching " + status.limit_reached);
+        case harness::ExitStatus::Kind::timed_out:
+            return "was still running when the grader stopped waiting for it (killed)" +
+                   (status.limit_reached.empty() ? "" : " after reaching " + status.limit_reached);
+        case harness::ExitStatus::Kind::failed_to_start:
+            return "could not start (" + status.error + ")";
+        case harness::ExitStatus::Kind::signaled:
+            break;
+    }
+    return "was " + status.describe();
+}
+
+}  // namespace
+
+ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends)
+{
+    if (ends.empty()) return {ToolEnd::unfinished, "no runner ran under compute-sanitizer"};
+    const auto found_errors = [](const harness::ProcessEnd& e) { return exited_with(e, sanitizer_error_exit_code); };
+    if (std::any_of(ends.begin(), ends.end(), found_errors)) return {ToolEnd::errors, {}};
+    for (const auto& e : ends)
+        if (!exited_with(e, 0) && e.answered_all)
+            return {ToolEnd::withheld,
+                    "compute-sanitizer " + how_it_ended(e.status) +
+                        " after its runner's last answer, so its verdict is missing: only the program, which "
+                        "owns the runner, can cause that (killing the tool, leaving a process behind, filling "
+                        "the log to its limit, exiting with another code), so it counts as errors found"};
+    for (const auto& e : ends)
+        if (!exited_with(e, 0))
+            return {ToolEnd::unfinished, "compute-sanitizer " + how_it_ended(e.status) +
+                                             " after a case broke off (a crash, a hang or a CUDA error): its "
+                                             "verdict is missing"};
+    return {ToolEnd::clean, {}};
 }
 
 harness::SupervisorLimits sanitizer_limits(const harness::SupervisorLimits& limits)
@@ -129,7 +178,7 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         harness::RunRequest run_request;
         run_request.exercise = request.exercise->name;
         run_request.gpu_lock = request.gpu_lock;
-        run_request.exit_wait = std::chrono::seconds(30);  // compute-sanitizer's summary comes after the runner's exit
+        run_request.exit_wait = request.exit_wait;  // compute-sanitizer's summary comes after the runner's exit
         const std::string log = "sanitizer-" + tool;
         run_request.spawn = [&](int k) { return request.spawn(argv, program.directory, log + "-" + std::to_string(k)); };
         for (const auto& c : cases) run_request.cases.push_back({c.index, c.n, false});
@@ -148,36 +197,49 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
                 }
                 if (r.status != CaseStatus::pass) failed.push_back(c.label);
             });
-        // Every process's log, read from its end, parsed as one text.
+        // The verdict comes from the tool's exit status (tool_verdict); its log, which the program
+        // shares (it can print forged reports, flood the log, cut it), only explains it. Every
+        // process's log, read from its end, is parsed as one text; what it shows can only cost.
+        const ToolVerdict verdict = tool_verdict(run.process_ends);
         std::string text;
         for (int k = 1; k <= run.processes; ++k)
             text += harness::read_file_tail(request.log_path(log + "-" + std::to_string(k)), log_bytes) + "\n";
         const SanitizerReport report = parse_sanitizer_output(text, tool);
         nlohmann::json findings = nlohmann::json::array();
         for (const auto& f : report.findings) findings.push_back(sanitizer_finding_json(f));
-        nlohmann::json entry = {{"checked", report.summary_seen && report.tool_error.empty() && !report.errors_unshown()},
+        const bool shown = !findings.empty();
+        // Errors the tool found (its exit status, or a count in the log) that the log no longer
+        // shows, and a verdict the program withheld, cost as findings do: hiding errors must not be
+        // cheaper than having them.
+        const bool unshown = !shown && (verdict.end == ToolEnd::errors || report.errors_unshown());
+        const bool checked = (verdict.end == ToolEnd::clean && report.tool_error.empty() && !unshown) ||
+                             (verdict.end == ToolEnd::errors && shown);
+        nlohmann::json entry = {{"checked", checked},
                                 {"findings", findings},
                                 {"not_listed", report.not_listed},
                                 {"cases", labels},
                                 {"cases_failed", failed}};
         if (!run.startup_failure.empty() && labels.empty())
             entry["why"] = harness::valid_text("the runner did not start under compute-sanitizer: " + run.startup_failure);
-        else if (!report.tool_error.empty())
-            entry["why"] = "compute-sanitizer failed: " + report.tool_error;
-        else if (!report.summary_seen)
-            entry["why"] = "compute-sanitizer's report did not end (no ERROR SUMMARY): findings may be missing";
-        else if (report.errors_unshown())
-            entry["why"] = "compute-sanitizer counted " + std::to_string(report.summary_errors) +
-                           " error(s) and its log, as read, shows none of them (the program's own output can "
-                           "push them out): findings are missing";
-        // Errors the tool counted but the log no longer shows cost as findings do: hiding them must
-        // not be cheaper than having them.
-        if (!findings.empty() || report.errors_unshown()) step.tools_with_findings.push_back(tool);
+        else if (verdict.end == ToolEnd::withheld || verdict.end == ToolEnd::unfinished)
+            entry["why"] = harness::valid_text(verdict.why);
+        else if (unshown)
+            entry["why"] = verdict.end == ToolEnd::errors
+                               ? "compute-sanitizer found errors (its exit status says so) and its log, as read, "
+                                 "shows none of them (the program's own output can push them out or cut the log): "
+                                 "findings are missing"
+                               : "compute-sanitizer's log counts " + std::to_string(report.summary_errors) +
+                                     " error(s) and, as read, shows none of them: findings are missing";
+        else if (verdict.end == ToolEnd::clean && !report.tool_error.empty())
+            entry["why"] = "compute-sanitizer's log says it failed: " + report.tool_error;
+        const bool costs = shown || unshown || verdict.end == ToolEnd::withheld;
+        if (costs) step.tools_with_findings.push_back(tool);
         progress << "  " << tool << ": "
-                 << (!findings.empty() ? std::to_string(report.findings.size() + report.not_listed) + " finding(s)"
-                     : report.errors_unshown() ? std::to_string(report.summary_errors) + " error(s) counted, none shown"
-                     : entry.value("checked", false) ? std::string("clean")
-                                                     : std::string("not checked"))
+                 << (shown ? std::to_string(report.findings.size() + report.not_listed) + " finding(s)"
+                     : unshown ? std::string("errors found, none shown")
+                     : verdict.end == ToolEnd::withheld ? std::string("verdict withheld by the program (counts as errors)")
+                     : checked ? std::string("clean")
+                               : std::string("not checked"))
                  << "\n";
         step.json[tool] = std::move(entry);
     }

@@ -1,6 +1,7 @@
 // The sanitizer step of one exercise (grading/sanitizer.hpp says what it is for).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <ostream>
@@ -23,8 +24,29 @@ constexpr std::int64_t sanitizer_max_elements = std::int64_t{1} << 20;
 constexpr std::size_t sanitizer_max_cases = 3;
 std::vector<harness::Case> sanitizer_cases(const std::vector<harness::Case>& cases);
 
-// compute-sanitizer's options for `tool`, before the program to run.
+// compute-sanitizer's options for `tool`, before the program to run. Among them
+// `--error-exitcode sanitizer_error_exit_code`: the tool exits with it when it found errors, whatever
+// the program printed. At most 128: a sandbox's bwrap reports a signal N as 128 + N.
+constexpr int sanitizer_error_exit_code = 86;
 std::vector<std::string> sanitizer_arguments(const std::string& tool);
+
+// The verdict of one tool's runs, from how each compute-sanitizer process ended, as the grader saw
+// it from outside the sandbox (never from the log, which the program shares and can forge, flood or
+// cut): the tool's exit status is the only thing that says "clean".
+enum class ToolEnd {
+    clean,       // every process exited 0: the tool found no error
+    errors,      // a process exited with sanitizer_error_exit_code: the tool found errors
+    withheld,    // a process answered all its cases, then did not end with 0 or that code (killed,
+                 // still running at the end of the wait, another exit code): costs as errors, since
+                 // only the program could cause that and hiding errors must not be cheaper than them
+    unfinished,  // a process ended otherwise while a case broke off (a crash, a hang, a CUDA error
+                 // that the grader killed it for) or before its first case: not checked, at no cost
+};
+struct ToolVerdict {
+    ToolEnd end = ToolEnd::unfinished;
+    std::string why;  // withheld, unfinished: how the process that decided it ended
+};
+ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends);
 // The supervisor's limits for a sanitizer run, from the grading's.
 harness::SupervisorLimits sanitizer_limits(const harness::SupervisorLimits& limits);
 
@@ -42,6 +64,9 @@ struct SanitizerRequest {
     harness::SupervisorLimits limits;                              // the grading's (scaled here)
     const harness::GpuLock* gpu_lock = nullptr;
     std::string submission, grade_command;  // for the cases' descriptions
+    // How long compute-sanitizer may take to end once its runner answered its last command (it
+    // prints its summary and exits after the program's exit); past it, it is killed: withheld.
+    std::chrono::milliseconds exit_wait{30'000};
 };
 
 struct SanitizerStep {

@@ -63,6 +63,7 @@ public:
             // fresh runner (and the other way round).
             const bool hidden = pending_.front().hidden;
             while (!pending_.empty() && pending_.front().hidden == hidden) run_case(commands, answers);
+            answered_all_ = true;
             deadline_ = Clock::now() + std::chrono::seconds(5);
             send(commands, MessageType::quit, nlohmann::json::object());
             expect(answers, MessageType::done);
@@ -70,6 +71,9 @@ public:
             end(child, ended);
         }
     }
+
+    // Every case this runner was given got its answer (whatever the runner did after).
+    bool answered_all() const { return answered_all_; }
 
 private:
     void run_case(ChannelWriter& commands, ChannelReader& answers)
@@ -358,6 +362,7 @@ private:
 
     Child* child_ = nullptr;
     bool said_hello_ = false;
+    bool answered_all_ = false;
     GpuLock::Hold gpu_;  // shared for a case's GPU work, exclusive for its repetitions; kept until a failed runner is dead
     std::optional<CaseRun> current_;
     Clock::time_point case_started_{}, deadline_{};
@@ -387,9 +392,10 @@ ExerciseRun run_exercise(const RunRequest& request, const SupervisorLimits& limi
         spawn.argv.insert(spawn.argv.end(), {"--exercise", request.exercise});
         spawn.create_channel = true;
         Child child = Child::spawn(spawn);
-        Conversation(request, limits, budget_end, pending, run, on_case).run(child);
+        Conversation conversation(request, limits, budget_end, pending, run, on_case);
+        conversation.run(child);
         if (request.exit_wait.count() > 0) child.wait_until(Clock::now() + request.exit_wait);
-        child.kill_and_reap();
+        run.process_ends.push_back({child.kill_and_reap(), conversation.answered_all()});
         kill_orphaned_children();  // anything it left behind outside its process group
     }
     run.seconds = seconds_since(started);

@@ -51,6 +51,12 @@ struct CaseRun {
     double gpu_exclusive_seconds = 0;                 // a speed case's timing, with the GPU to itself
 };
 
+// How one runner process ended, for a wrapper's verdict (compute-sanitizer's exit status).
+struct ProcessEnd {
+    ExitStatus status;          // timed_out: still running when the grader gave up on it and killed it
+    bool answered_all = false;  // every case it was given got its answer: what ended it came after
+};
+
 struct ExerciseRun {
     bool launcher_found = true;
     std::string startup_failure;  // set when a runner could not start
@@ -69,6 +75,7 @@ struct ExerciseRun {
     // one visibility only, so that what a runner printed while it had a hidden case's input is in a
     // log of its own (runner-k.log), which students never see.
     std::vector<bool> hidden_processes;
+    std::vector<ProcessEnd> process_ends;  // per runner started, in order (number k at k - 1)
     double seconds = 0;
 };
 
