@@ -11,6 +11,7 @@
 // Files, links and hidden entries at DIR's top are skipped, with a note.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -52,8 +53,20 @@ std::string clean_student_name(std::string_view raw);
 // ":sid:", ":email:"); anything else is ignored, never an error.
 std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_metadata(const std::string& text);
 
-// The share of shard `index` of `count`: the students at positions p (in name order) with
-// p % count == index.
+// Shards (`grade class --shard I/N`): a student's shard depends on their own folder alone, so that
+// adding or removing a folder never moves another student to another shard (a Slurm array run again
+// after a late submission grades nobody twice and leaves nobody out). The key is the student
+// folder's name on disk (the last component of `source`: "submission_123", "hw1-octocat", "alice"),
+// not the cleaned name, which can change when another folder comes (a suffix, the Classroom prefix).
+// shard_hash: the first 8 bytes of the SHA-256 of the name's bytes, as a big-endian number; the
+// shard is that mod N. Stable across builds, machines and versions (never std::hash), and checked by
+// hand with `printf %s NAME | sha256sum` (see grading/integrations/slurm/README.md). (FNV-1a was
+// weighed and not taken: its low bits depend only on the bytes' low bits, and N is often a power of
+// two.) Hashing balances only on average: a small class can leave a shard with no student.
+std::uint64_t shard_hash(std::string_view folder_name);
+// The shard, 0 to count - 1, of `student` among `count` (0 when count <= 1).
+int shard_of_student(const RosterEntry& student, int count);
+// The students of shard `index` of `count`, in the order of `students`.
 std::vector<RosterEntry> shard_of(const std::vector<RosterEntry>& students, int index, int count);
 
 }  // namespace grading

@@ -49,6 +49,20 @@ std::string number_text(double x, int decimals)
     return text;
 }
 
+std::string one_line_text(std::string_view text)
+{
+    std::string line;
+    for (const char c : harness::printable_text(text)) {
+        if (c == '\n')
+            line += "\\n";
+        else if (c == '\t')
+            line += "\\t";
+        else
+            line += c;
+    }
+    return line;
+}
+
 double number_or_zero(const json& object, const char* key)
 {
     if (!object.is_object()) return 0;

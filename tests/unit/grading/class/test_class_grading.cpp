@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grading/class_roster.hpp"
 #include "grading/json_schema.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
@@ -318,13 +319,21 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
     std::vector<std::string> shard0 = options, shard1 = options;
     shard0.insert(shard0.end(), {"--shard", "0/2"});
     shard1.insert(shard1.end(), {"--shard", "1/2"});
+    // Each student's share is the SHA-256 of their folder's name mod 2 (class_roster.hpp): b, c and e
+    // in shard 0, a_slow and d in shard 1.
+    const grading::Roster roster = grading::discover_roster(submissions.string());
+    std::map<std::string, int> shard_of;
+    for (const auto& s : roster.students) shard_of[s.name] = grading::shard_of_student(s, 2);
+    CHECK(shard_of == std::map<std::string, int>{{"a_slow", 1}, {"b", 0}, {"c", 0}, {"d", 1}, {"e", 0}});
     const auto first = grade_class(submissions, dir / "shard0", shard0);
     CHECK(first.output.find("shard 0/2: 3") != std::string::npos);
     CHECK(!fs::exists(dir / "shard0" / "class.csv"));
     grade_class(submissions, dir / "shard1", shard1);
-    CHECK(fs::is_directory(dir / "shard0" / "students" / "a_slow"));
-    CHECK(fs::is_directory(dir / "shard1" / "students" / "b"));
-    CHECK(!fs::exists(dir / "shard0" / "students" / "b"));
+    for (const auto& [name, shard] : shard_of) {
+        CAPTURE(name);
+        CHECK(fs::is_regular_file(dir / ("shard" + std::to_string(shard)) / "students" / name / "results.json"));
+        CHECK(!fs::exists(dir / ("shard" + std::to_string(1 - shard)) / "students" / name));
+    }
 
     // Into a fresh folder, and into the first shard's own.
     for (const auto& [target, shards] : std::vector<std::pair<fs::path, std::vector<std::string>>>{
@@ -345,6 +354,42 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
     const auto nothing = harness::run_command({GRADE_EXECUTABLE, "class", "merge", "--output-dir", (dir / "none").string()},
                                               std::chrono::minutes(1));
     CHECK(nothing.status.code == 2);
+
+    // A shard with no student (5 students in 8 shards) is a clean success that says so.
+    int empty = 0;
+    while (!grading::shard_of(roster.students, empty, 8).empty()) ++empty;
+    std::vector<std::string> empty_shard = options;
+    empty_shard.insert(empty_shard.end(), {"--shard", std::to_string(empty) + "/8"});
+    const auto none = grade_class(submissions, dir / "empty", empty_shard);
+    INFO(none.output);
+    CHECK(none.status.code == 0);
+    CHECK(none.output.find("has none of the 5 students") != std::string::npos);
+    CHECK(!fs::exists(dir / "empty" / "students"));
+
+    // A late submission after shard 0 ran: nobody moves; merging with --submissions names the student
+    // no shard graded (its shard), and the class lists it as not graded.
+    fs::create_directories(submissions / "late");
+    std::ofstream(submissions / "late" / "scan_kogge_stone.cu") << "// FAKE_RUNNER: correct\n";
+    const grading::Roster later = grading::discover_roster(submissions.string());
+    for (const auto& s : later.students)
+        if (s.name != "late") CHECK(grading::shard_of_student(s, 2) == shard_of.at(s.name));
+    const auto merged = harness::run_command({GRADE_EXECUTABLE, "class", "merge", "--output-dir",
+                                              (dir / "merged").string(), "--submissions", submissions.string()},
+                                             std::chrono::minutes(1));
+    INFO(merged.output);
+    CHECK(merged.status.code == 1);
+    int late_shard = 0;
+    for (const auto& s : later.students)
+        if (s.name == "late") late_shard = grading::shard_of_student(s, 2);
+    CHECK(merged.output.find("1 of the 6 students of " + submissions.string() + " are in no shard's results: late (shard " +
+                             std::to_string(late_shard) + "/2)") != std::string::npos);
+    const json class_results = read_json(dir / "merged" / "results.json");
+    check_schema(json::parse(std::ifstream(GRADER_CLASS_SCHEMA_FILE)), class_results, dir / "merged" / "results.json");
+    std::map<std::string, std::string> status;
+    for (const auto& s : class_results.at("students")) status[s.at("name")] = s.at("status");
+    CHECK(status.size() == 6);
+    CHECK(status["late"] == "not_graded");
+    CHECK(status["b"] == "passed");
     fs::remove_all(dir);
 }
 
