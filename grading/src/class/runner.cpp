@@ -1,5 +1,6 @@
 // `grade class` and `grade class merge` (class_grading.hpp): the roster, one worker pool per GPU,
 // each student graded by a child `grade`, resume and regrade, the class's files.
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -71,6 +72,22 @@ private:
     int fd_ = -1;
 };
 
+// "a, b, c (and 2 more)", at most 20 named.
+std::string list_text(const std::vector<std::string>& items)
+{
+    std::string text;
+    for (std::size_t k = 0; k < items.size() && k < 20; ++k) text += (k ? ", " : "") + items[k];
+    if (items.size() > 20) text += " (and " + std::to_string(items.size() - 20) + " more)";
+    return text;
+}
+
+// A student's record names their folder as it was; the same folder is the same name on disk, wherever
+// the submissions are (moved, mounted elsewhere on another node, given by another path).
+bool same_folder(const std::string& recorded, const std::string& source)
+{
+    return recorded.empty() || fs::path(recorded).filename() == fs::path(source).filename();
+}
+
 bool graded(const fs::path& dir)
 {
     return read_grade_results((dir / student_files::results).string()).has_value();
@@ -130,7 +147,7 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     const fs::path dir = setting.out / "students" / job.entry.name;
     const fs::path pending = dir / student_files::pending;
     const fs::path work = dir / student_files::work;
-    if (job.regrade && graded(dir)) keep_previous(dir);
+    if (job.regrade && fs::exists(fs::symlink_status(dir / student_files::results))) keep_previous(dir);
     std::error_code ignored;
     fs::remove_all(pending, ignored);
     fs::remove_all(work, ignored);
@@ -248,6 +265,15 @@ public:
              << number_text(record.seconds, 1) << " s)  | " << failed_ << " failed, " << not_graded_
              << " not graded, " << clock_text(elapsed) << " elapsed, about " << clock_text(left) << " left"
              << std::endl;
+    }
+    // A student of the list that this run did not grade after all (`why`).
+    void skipped(const std::string& name, const std::string& why)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++done_;
+        if (quiet_) return;
+        const int width = static_cast<int>(std::to_string(total_).size());
+        out_ << "[" << std::setw(width) << done_ << "/" << total_ << "] " << name << ": " << why << std::endl;
     }
     double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
@@ -393,13 +419,25 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         // Results of another folder under this name (a folder added since took it): graded again, the
         // other's results kept in previous/.
         const StudentFolder earlier = read_student_folder(dir.string());
-        const bool other_source = earlier.results && !earlier.record.source.empty() && earlier.record.source != entry.source;
+        const bool other_source = earlier.results && !same_folder(earlier.record.source, entry.source);
         if (other_source) moved.push_back(entry.name + " held the results of " + earlier.record.source);
+        // A results.json that is not grade's (edited by hand, cut short): graded again, the file kept.
+        const bool unreadable = !earlier.results && fs::exists(fs::symlink_status(dir / student_files::results, ec));
+        if (unreadable)
+            moved.push_back(entry.name + "/" + student_files::results + " is not grade's results (edited by hand?)");
         if (regrade.count(entry.name) || other_source || !earlier.results)
-            jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source});
+            jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source || unreadable});
         else
             ++already;
     }
+    // Folders of students no longer in the submissions (withdrawn, or renamed): kept, not in the class.
+    std::vector<std::string> gone;
+    for (fs::directory_iterator it(output / "students", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.empty() && name[0] != '.' && !it->is_symlink() && it->is_directory() && !names.count(name))
+            gone.push_back(name);
+    }
+    std::sort(gone.begin(), gone.end());
     for (const auto& note : roster.notes) out << "grade class: " << note << "\n";
     if (command.shard_count > 1)
         for (const auto& entry : roster.students)
@@ -408,6 +446,10 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
                     << "/" << command.shard_count << ", regraded there, not in this one\n";
     for (const auto& note : moved)
         out << "grade class: " << class_detail::one_line_text(note) << ": graded again, those kept in previous/\n";
+    if (!gone.empty())
+        out << "grade class: not students of " << command.submissions << " any more, left out of the class's files: "
+            << class_detail::one_line_text(list_text(gone)) << " (their folders are kept in "
+            << (output / "students").string() << ")\n";
     const int workers = static_cast<int>(gpus.gpus.size()) * command.per_gpu;
     out << "grade class: " << roster.students.size() << " students (" << to_string(roster.layout) << " layout)";
     if (command.shard_count > 1)
@@ -442,6 +484,11 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
                         if (!lock.held()) {
                             std::lock_guard<std::mutex> guard(error_mutex);
                             errors.push_back(jobs[j].entry.name + " is being graded by another grade class; left to it");
+                            continue;
+                        }
+                        // Graded by another grade class on this OUT between the roster and the lock.
+                        if (!jobs[j].regrade && graded(dir)) {
+                            progress.skipped(jobs[j].entry.name, "graded meanwhile by another grade class");
                             continue;
                         }
                         const StudentRecord record = grade_student(setting, jobs[j], gpu);
@@ -533,14 +580,6 @@ void copy_shard(const fs::path& shard, const fs::path& output, std::vector<std::
     }
 }
 
-// "a, b, c (and 2 more)", at most 20 named.
-std::string list_text(const std::vector<std::string>& items)
-{
-    std::string text;
-    for (std::size_t k = 0; k < items.size() && k < 20; ++k) text += (k ? ", " : "") + items[k];
-    if (items.size() > 20) text += " (and " + std::to_string(items.size() - 20) + " more)";
-    return text;
-}
 
 }  // namespace
 
@@ -604,8 +643,7 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
         std::vector<std::string> missing;
         for (const auto& entry : roster->students) {
             auto found = by_name.find(entry.name);
-            if (found != by_name.end() && !found->second.record.source.empty() &&
-                fs::path(found->second.record.source).filename() != fs::path(entry.source).filename()) {
+            if (found != by_name.end() && !same_folder(found->second.record.source, entry.source)) {
                 problems.push_back(entry.name + " in " + (output / "students").string() + " holds the results of " +
                                    class_detail::one_line_text(found->second.record.source) + ", not of " +
                                    class_detail::one_line_text(entry.source) + ": left out");

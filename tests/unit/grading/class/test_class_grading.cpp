@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -552,5 +554,70 @@ TEST_CASE("near-identical kernels in a class: a renamed copy listed for review, 
                           (folder / file).string());
         }
     }
+    fs::remove_all(dir);
+}
+
+// What an instructor does to OUT and to the submissions between runs (issue 21): each rerun grades
+// exactly who it must and says why.
+TEST_CASE("between runs: the submissions moved, results edited or broken by hand, a student withdrawn, "
+          "another grade class holding a student")
+{
+    const fs::path dir = fresh_dir("between_runs");
+    const fs::path submissions = make_class(dir, {{"a", "// FAKE_RUNNER: correct"},
+                                                  {"b", "// FAKE_RUNNER: correct"},
+                                                  {"c", "// FAKE_RUNNER: unwritten"}});
+    const fs::path out = dir / "out";
+    const std::vector<std::string> options = {"--case", "n=1025/int"};
+    grade_class(submissions, out, options);
+    const FileStamp a_record = stamp(out / "students" / "a" / "record.json");
+
+    // The submissions moved (another path, another mount): the same folders, nobody graded again.
+    const fs::path moved = dir / "moved";
+    fs::rename(submissions, moved);
+    auto run = grade_class(moved, out, options);
+    INFO(run.output);
+    CHECK(run.output.find("3 already graded, 0 to grade") != std::string::npos);
+    CHECK(stamp(out / "students" / "a" / "record.json") == a_record);
+
+    // a's points changed by hand: kept, in the class's files. b's results.json broken by hand: b is
+    // graded again, the broken file kept in previous/1/, and the console says so.
+    json a = read_json(out / "students" / "a" / "results.json");
+    a["points"] = 5.5;
+    a["exercises"][0]["points"] = 5.5;
+    std::ofstream(out / "students" / "a" / "results.json") << a.dump();
+    std::ofstream(out / "students" / "b" / "results.json") << "{\"exercises\": [";
+    run = grade_class(moved, out, options);
+    INFO(run.output);
+    CHECK(run.output.find("b/results.json is not grade's results (edited by hand?): graded again") != std::string::npos);
+    CHECK(run.output.find("2 already graded, 1 to grade") != std::string::npos);
+    CHECK(read_text(out / "students" / "b" / "previous" / "1" / "results.json") == "{\"exercises\": [");
+    CHECK(read_json(out / "students" / "b" / "results.json").at("points") == 8);
+    CHECK(csv_without_run_columns(out / "class.csv").at(1) == "a,5.5,5.5,10,passed");
+
+    // c withdrawn: left out of the class's files, said, its folder kept.
+    fs::remove_all(moved / "c");
+    run = grade_class(moved, out, options);
+    INFO(run.output);
+    CHECK(run.output.find("not students of " + moved.string() + " any more, left out of the class's files: c") !=
+          std::string::npos);
+    CHECK(csv_without_run_columns(out / "class.csv").size() == 3);  // the header, a and b
+    CHECK(fs::is_regular_file(out / "students" / "c" / "results.json"));
+
+    // Another grade class on this OUT holds b (its lock): this one leaves b to it and says so.
+    fs::remove(out / "students" / "b" / "results.json");
+    {
+        const int fd = ::open((out / "students" / "b" / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        REQUIRE(fd >= 0);
+        REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+        run = grade_class(moved, out, options);
+        ::close(fd);
+    }
+    INFO(run.output);
+    CHECK(run.status.code == 1);
+    CHECK(run.output.find("b is being graded by another grade class; left to it") != std::string::npos);
+    CHECK(!fs::exists(out / "students" / "b" / "results.json"));
+    run = grade_class(moved, out, options);
+    CHECK(run.output.find("1 already graded, 1 to grade") != std::string::npos);
+    CHECK(fs::exists(out / "students" / "b" / "results.json"));
     fs::remove_all(dir);
 }
