@@ -48,6 +48,11 @@ Roster discover_roster(const std::string& dir);
 // `raw` as a student's name (see above); empty input gives "student".
 std::string clean_student_name(std::string_view raw);
 
+// `name` is one the roster gives (a letter or digit first, then letters, digits, '.', '_', '-', '@';
+// at most 80 bytes, a suffix included): what a folder of OUT/students/ must be called to be a student's
+// (not "alice (copy)", a staging ".alice.merging" or a name that is no text).
+bool is_student_name(std::string_view name);
+
 // Gradescope's submission_metadata.yml: submission folder -> its submitters. Only the shape
 // Gradescope writes is read (a top-level key per submission, its ":submitters:" list of ":name:",
 // ":sid:", ":email:"); anything else is ignored, never an error.

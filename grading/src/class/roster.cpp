@@ -162,6 +162,12 @@ std::string clean_student_name(std::string_view raw)
     return name;
 }
 
+bool is_student_name(std::string_view name)
+{
+    return !name.empty() && name.size() <= max_name_bytes + 16 && first_char(name.front()) &&
+           std::all_of(name.begin(), name.end(), name_char);
+}
+
 std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_metadata(const std::string& text)
 {
     std::vector<std::pair<std::string, std::vector<Submitter>>> submissions;

@@ -308,16 +308,22 @@ std::optional<std::string> nvidia_smi_list()
     return std::nullopt;
 }
 
-// Every student folder below OUT/students/, by name.
-std::vector<StudentFolder> read_students(const fs::path& out)
+// Every student folder below OUT/students/, by name; `odd`: the other folders and links there that are
+// not hidden ("alice (copy)", a link), which no student's is.
+std::vector<StudentFolder> read_students(const fs::path& out, std::vector<std::string>& odd)
 {
     std::vector<StudentFolder> folders;
     std::error_code ec;
     for (fs::directory_iterator it(out / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.empty() || name[0] == '.' || !it->is_directory() || it->is_symlink()) continue;
+        if (name.empty() || name[0] == '.') continue;
+        if (!is_student_name(name) || it->is_symlink() || !it->is_directory()) {
+            if (it->is_symlink() || it->is_directory()) odd.push_back(class_detail::one_line_text(name));
+            continue;
+        }
         folders.push_back(read_student_folder(it->path().string()));
     }
+    std::sort(odd.begin(), odd.end());
     return folders;
 }
 
@@ -434,7 +440,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     std::vector<std::string> gone;
     for (fs::directory_iterator it(output / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (!name.empty() && name[0] != '.' && !it->is_symlink() && it->is_directory() && !names.count(name))
+        if (is_student_name(name) && !it->is_symlink() && it->is_directory() && !names.count(name))
             gone.push_back(name);
     }
     std::sort(gone.begin(), gone.end());
@@ -554,7 +560,7 @@ void copy_shard(const fs::path& shard, const fs::path& output, std::vector<std::
     std::error_code ec;
     for (fs::directory_iterator it(shard / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.empty() || name[0] == '.' || it->is_symlink() || !it->is_directory()) continue;
+        if (!is_student_name(name) || it->is_symlink() || !it->is_directory()) continue;
         const fs::path target = output / "students" / name;
         if (!graded(it->path())) continue;
         if (graded(target)) {
@@ -612,7 +618,11 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
         if (fs::equivalent(shard, output, ec)) continue;
         copy_shard(shard, output, twice);
     }
-    std::vector<StudentFolder> folders = read_students(output);
+    std::vector<std::string> odd;
+    std::vector<StudentFolder> folders = read_students(output, odd);
+    if (!odd.empty())
+        out << "grade class merge: not students' folders, left out: " << list_text(odd) << " (in "
+            << (output / "students").string() << ")\n";
     if (folders.empty()) {
         err << "grade class merge: no students in " << (output / "students").string() << "\n";
         return exit_usage_error;

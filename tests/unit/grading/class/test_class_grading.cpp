@@ -353,6 +353,13 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
         CHECK(a.at("summary") == b.at("summary"));
         CHECK(a.at("failing_cases") == b.at("failing_cases"));
     }
+    // --regrade of a student of another shard: said, and left to that shard.
+    std::vector<std::string> regrade = shard0;
+    regrade.insert(regrade.end(), {"--regrade", "a_slow"});
+    const auto elsewhere = grade_class(submissions, dir / "shard0", regrade);
+    CHECK(elsewhere.output.find("--regrade a_slow: in shard 1/2, regraded there, not in this one") != std::string::npos);
+    CHECK(elsewhere.output.find("3 already graded, 0 to grade") != std::string::npos);
+
     const auto nothing = harness::run_command({GRADE_EXECUTABLE, "class", "merge", "--output-dir", (dir / "none").string()},
                                               std::chrono::minutes(1));
     CHECK(nothing.status.code == 2);

@@ -601,6 +601,16 @@ TEST_CASE("merge: a student graded in two shards is kept once, and the merge say
     m = merge_class(dir / "out", {(dir / "s0").string()});
     CHECK(m.err.empty());
     CHECK(m.code == grading::exit_success);
+
+    // A copy made by hand beside a student, a link, a name no roster gives: none is a student.
+    graded_folder(dir / "out", "alice (copy)", "/c/alice", "0/2", 10);
+    graded_folder(dir / "out", "=HYPERLINK(1)", "/c/x", "0/2", 10);
+    fs::create_directory_symlink(dir / "out" / "students" / "alice", dir / "out" / "students" / "zed");
+    m = merge_class(dir / "out", {});
+    INFO(m.out << m.err);
+    CHECK(m.out.find("not students' folders, left out: =HYPERLINK(1), alice (copy), zed") != std::string::npos);
+    CHECK(m.results.at("students").size() == 3);
+    CHECK(grading::validate_json_schema(schema(), m.results).empty());
     fs::remove_all(dir);
 }
 
