@@ -8,7 +8,8 @@
 //   - plain: one folder per student, named after the folder.
 // Names are cleaned (letters, digits, '.', '_', '-', '@'; first a letter or a digit; at most
 // 64 bytes; never "." or ".."), and made unique by a suffix in the order of their folders.
-// Files, links and hidden entries at DIR's top are skipped, with a note.
+// Files and links at DIR's top are skipped with a note (a link is never followed), hidden entries
+// (.git/, .github/, .DS_Store) silently; a folder whose name had to be cleaned gets a note too.
 #pragma once
 
 #include <cstdint>
