@@ -135,9 +135,10 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
     merge_app->add_option("--output-dir", merge.output_dir, "where the class's results go")
         ->type_name("OUT")
         ->required();
-    merge_app->add_option("--submissions", merge.submissions,
-                          "the class's submissions folder: names the students no shard graded, and leaves\n"
-                          "out folders of students no longer in it")
+    merge_app
+        ->add_option("--submissions", merge.submissions,
+                     "the class's submissions folder: names the students no shard graded, and leaves\n"
+                     "out folders of students no longer in it")
         ->type_name("DIR");
     merge_app->add_option("shard_dirs", merge.shard_dirs,
                           "output folders of shards graded elsewhere; their students are copied into OUT")
@@ -160,7 +161,8 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
 
     if (merge_app->parsed()) {
         if (!merge_app->remaining().empty() || !app.remaining().empty())
-            return usage_error("grade class merge takes only --output-dir, --submissions and shard folders", "grade class --help");
+            return usage_error("grade class merge takes only --output-dir, --submissions and shard folders",
+                               "grade class --help");
         if (merge.submissions.empty()) merge.submissions = command.submissions;  // given before "merge"
         CommandLine result;
         result.class_merge = merge;

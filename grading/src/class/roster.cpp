@@ -237,7 +237,8 @@ Roster discover_roster(const std::string& dir_text)
         folders.front().file_name.size() > 12 &&
         folders.front().file_name.compare(folders.front().file_name.size() - 12, 12, "-submissions") == 0) {
         dir = folders.front().path;
-        roster.notes.push_back("the students' folders are in " + class_detail::one_line_text(folders.front().file_name));
+        roster.notes.push_back("the students' folders are in " +
+                               class_detail::one_line_text(folders.front().file_name));
         folders = top_folders(dir, roster.notes);
     }
     if (folders.empty())
@@ -300,8 +301,9 @@ Roster discover_roster(const std::string& dir_text)
     }
     for (std::size_t k = 0; k < raw.size(); ++k)
         if (names[k] != raw[k].name)
-            roster.notes.push_back("the folder " + class_detail::one_line_text(raw[k].folder->file_name) + " is the student " +
-                                   names[k] + " (a name keeps letters, digits, '.', '_', '-', '@', starts with a " +
+            roster.notes.push_back("the folder " + class_detail::one_line_text(raw[k].folder->file_name) +
+                                   " is the student " + names[k] +
+                                   " (a name keeps letters, digits, '.', '_', '-', '@', starts with a " +
                                    "letter or a digit, has at most 64 bytes, and is unique)");
     for (std::size_t k = 0; k < raw.size(); ++k)
         roster.students.push_back({names[k], raw[k].folder->path.string(), std::move(raw[k].submitters)});
@@ -321,7 +323,8 @@ std::uint64_t shard_hash(std::string_view folder_name)
 int shard_of_student(const RosterEntry& student, int count)
 {
     if (count <= 1) return 0;
-    return static_cast<int>(shard_hash(fs::path(student.source).filename().string()) % static_cast<std::uint64_t>(count));
+    return static_cast<int>(shard_hash(fs::path(student.source).filename().string()) %
+                            static_cast<std::uint64_t>(count));
 }
 
 std::vector<RosterEntry> shard_of(const std::vector<RosterEntry>& students, int index, int count)

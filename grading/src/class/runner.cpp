@@ -448,14 +448,15 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     if (command.shard_count > 1)
         for (const auto& entry : roster.students)
             if (regrade.count(entry.name) && shard_of_student(entry, command.shard_count) != command.shard_index)
-                out << "grade class: --regrade " << entry.name << ": in shard " << shard_of_student(entry, command.shard_count)
-                    << "/" << command.shard_count << ", regraded there, not in this one\n";
+                out << "grade class: --regrade " << entry.name << ": in shard "
+                    << shard_of_student(entry, command.shard_count) << "/" << command.shard_count
+                    << ", regraded there, not in this one\n";
     for (const auto& note : moved)
         out << "grade class: " << class_detail::one_line_text(note) << ": graded again, those kept in previous/\n";
     if (!gone.empty())
-        out << "grade class: not students of " << command.submissions << " any more, left out of the class's files: "
-            << class_detail::one_line_text(list_text(gone)) << " (their folders are kept in "
-            << (output / "students").string() << ")\n";
+        out << "grade class: not students of " << command.submissions
+            << " any more, left out of the class's files: " << class_detail::one_line_text(list_text(gone))
+            << " (their folders are kept in " << (output / "students").string() << ")\n";
     const int workers = static_cast<int>(gpus.gpus.size()) * command.per_gpu;
     out << "grade class: " << roster.students.size() << " students (" << to_string(roster.layout) << " layout)";
     if (command.shard_count > 1)
@@ -566,8 +567,8 @@ void copy_shard(const fs::path& shard, const fs::path& output, std::vector<std::
         if (graded(target)) {
             // The same grading (a merge run again) is no duplicate.
             if (!same_bytes(it->path() / student_files::results, target / student_files::results))
-                twice.push_back(class_detail::one_line_text(name) + " was graded twice: kept " + graded_folder_text(target) +
-                                ", left out " + graded_folder_text(it->path()));
+                twice.push_back(class_detail::one_line_text(name) + " was graded twice: kept " +
+                                graded_folder_text(target) + ", left out " + graded_folder_text(it->path()));
             continue;
         }
         // Copied beside, then renamed in: a merge stopped in the middle leaves no half folder.
@@ -585,7 +586,6 @@ void copy_shard(const fs::path& shard, const fs::path& output, std::vector<std::
         fs::rename(staging, target);
     }
 }
-
 
 }  // namespace
 
@@ -671,18 +671,20 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
             absent.record.layout = to_string(roster->layout);
             absent.record.submitters = entry.submitters;
             absent.record.outcome = "not_graded";
-            const std::string shard =
-                count > 1 ? std::to_string(shard_of_student(entry, count)) + "/" + std::to_string(count) : std::string();
-            absent.record.message = "graded by no shard" + (shard.empty() ? std::string() : " (its shard: " + shard + ")");
+            const std::string shard = count > 1
+                                          ? std::to_string(shard_of_student(entry, count)) + "/" + std::to_string(count)
+                                          : std::string();
+            absent.record.message =
+                "graded by no shard" + (shard.empty() ? std::string() : " (its shard: " + shard + ")");
             missing.push_back(entry.name + (shard.empty() ? "" : " (shard " + shard + ")"));
             kept.push_back(std::move(absent));
         }
         if (!missing.empty())
             problems.push_back(std::to_string(missing.size()) + " of the " + std::to_string(roster->students.size()) +
-                               " students of " + command.submissions + " are in no shard's results: " +
-                               list_text(missing) + "\n  (grade them: grade class --shard I/N --submissions " +
-                               command.submissions + " --output-dir " + command.output_dir +
-                               " with the same options, then merge again)");
+                               " students of " + command.submissions +
+                               " are in no shard's results: " + list_text(missing) +
+                               "\n  (grade them: grade class --shard I/N --submissions " + command.submissions +
+                               " --output-dir " + command.output_dir + " with the same options, then merge again)");
         if (!by_name.empty()) {
             std::vector<std::string> left;
             for (const auto& [name, f] : by_name) left.push_back(name);

@@ -357,7 +357,8 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
     std::vector<std::string> regrade = shard0;
     regrade.insert(regrade.end(), {"--regrade", "a_slow"});
     const auto elsewhere = grade_class(submissions, dir / "shard0", regrade);
-    CHECK(elsewhere.output.find("--regrade a_slow: in shard 1/2, regraded there, not in this one") != std::string::npos);
+    CHECK(elsewhere.output.find("--regrade a_slow: in shard 1/2, regraded there, not in this one") !=
+          std::string::npos);
     CHECK(elsewhere.output.find("3 already graded, 0 to grade") != std::string::npos);
 
     const auto nothing = harness::run_command({GRADE_EXECUTABLE, "class", "merge", "--output-dir", (dir / "none").string()},
@@ -390,8 +391,9 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
     int late_shard = 0;
     for (const auto& s : later.students)
         if (s.name == "late") late_shard = grading::shard_of_student(s, 2);
-    CHECK(merged.output.find("1 of the 6 students of " + submissions.string() + " are in no shard's results: late (shard " +
-                             std::to_string(late_shard) + "/2)") != std::string::npos);
+    CHECK(merged.output.find("1 of the 6 students of " + submissions.string() +
+                             " are in no shard's results: late (shard " + std::to_string(late_shard) + "/2)") !=
+          std::string::npos);
     const json class_results = read_json(dir / "merged" / "results.json");
     check_schema(json::parse(std::ifstream(GRADER_CLASS_SCHEMA_FILE)), class_results, dir / "merged" / "results.json");
     std::map<std::string, std::string> status;
@@ -566,13 +568,13 @@ TEST_CASE("near-identical kernels in a class: a renamed copy listed for review, 
 
 // What an instructor does to OUT and to the submissions between runs (issue 21): each rerun grades
 // exactly who it must and says why.
-TEST_CASE("between runs: the submissions moved, results edited or broken by hand, a student withdrawn, "
-          "another grade class holding a student")
+TEST_CASE(
+    "between runs: the submissions moved, results edited or broken by hand, a student withdrawn, "
+    "another grade class holding a student")
 {
     const fs::path dir = fresh_dir("between_runs");
-    const fs::path submissions = make_class(dir, {{"a", "// FAKE_RUNNER: correct"},
-                                                  {"b", "// FAKE_RUNNER: correct"},
-                                                  {"c", "// FAKE_RUNNER: unwritten"}});
+    const fs::path submissions = make_class(
+        dir, {{"a", "// FAKE_RUNNER: correct"}, {"b", "// FAKE_RUNNER: correct"}, {"c", "// FAKE_RUNNER: unwritten"}});
     const fs::path out = dir / "out";
     const std::vector<std::string> options = {"--case", "n=1025/int"};
     grade_class(submissions, out, options);
@@ -595,7 +597,8 @@ TEST_CASE("between runs: the submissions moved, results edited or broken by hand
     std::ofstream(out / "students" / "b" / "results.json") << "{\"exercises\": [";
     run = grade_class(moved, out, options);
     INFO(run.output);
-    CHECK(run.output.find("b/results.json is not grade's results (edited by hand?): graded again") != std::string::npos);
+    CHECK(run.output.find("b/results.json is not grade's results (edited by hand?): graded again") !=
+          std::string::npos);
     CHECK(run.output.find("2 already graded, 1 to grade") != std::string::npos);
     CHECK(read_text(out / "students" / "b" / "previous" / "1" / "results.json") == "{\"exercises\": [");
     CHECK(read_json(out / "students" / "b" / "results.json").at("points") == 8);

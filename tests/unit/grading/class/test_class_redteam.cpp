@@ -3,9 +3,9 @@
 // answer; they fail until the hole is fixed.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <cctype>
 #include <map>
 #include <sstream>
 
@@ -145,8 +145,8 @@ TEST_CASE("red team: a student folder that is a link out of DIR is skipped and n
 TEST_CASE("red team: odd folder names are graded under clean names, said on the console, and no formula in class.csv")
 {
     const fs::path dir = fresh_dir("odd_names");
-    const std::vector<std::string> odd = {"new\nline", "\xff\xfe\x1b[2Jodd", "-rf", std::string(255, 'x'),
-                                          "=1+1",      "+cmd",              "@SUM(A1)", "-2+3"};
+    const std::vector<std::string> odd = {"new\nline", "\xff\xfe\x1b[2Jodd", "-rf", std::string(255, 'x'), "=1+1",
+                                          "+cmd",      "@SUM(A1)",           "-2+3"};
     for (const auto& name : odd) write_file(dir / name / "scan_kogge_stone.cu", "\n");
     const grading::Roster roster = grading::discover_roster(dir.string());
     REQUIRE(roster.students.size() == odd.size());

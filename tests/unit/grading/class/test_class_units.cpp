@@ -255,7 +255,7 @@ TEST_CASE("shards: every student in exactly one; adding or removing a folder mov
     const grading::Roster added = grading::discover_roster(dir.string());
     REQUIRE(added.students.size() == folders.size() + 1);
     CHECK(added.students.front().name == "bob");  // the names changed (prefix "hw1-"): "mona-lisa"...
-    fs::remove_all(dir / "hw1-mona-student7");  // and a student withdrew
+    fs::remove_all(dir / "hw1-mona-student7");    // and a student withdrew
     const grading::Roster removed = grading::discover_roster(dir.string());
     for (int n : {2, 3, 4, 8}) {
         CAPTURE(n);
@@ -593,7 +593,8 @@ TEST_CASE("merge: a student graded in two shards is kept once, and the merge say
     CHECK(m.err.find("alice was graded twice: kept " + (dir / "out" / "students" / "alice").string() +
                      " (shard 0/2, started 2026-01-01T00:00:00Z, 10 points), left out " +
                      (dir / "s1" / "students" / "alice").string() + " (shard 1/2") != std::string::npos);
-    CHECK(statuses(m.results) == std::map<std::string, std::string>{{"alice", "passed"}, {"bob", "passed"}, {"carol", "passed"}});
+    CHECK(statuses(m.results) ==
+          std::map<std::string, std::string>{{"alice", "passed"}, {"bob", "passed"}, {"carol", "passed"}});
     CHECK(m.results.at("students").size() == 3);
     CHECK(grading::validate_json_schema(schema(), m.results).empty());
 
@@ -641,10 +642,12 @@ TEST_CASE("merge --submissions: roster students in no shard named with their sha
     CHECK(m.err.find("dave in " + (out / "students").string() + " holds the results of " + (subs / "dave!").string()) !=
           std::string::npos);
     CHECK(m.out.find("left out of the class, not students of " + subs.string() + ": zed") != std::string::npos);
-    CHECK(statuses(m.results) == std::map<std::string, std::string>{
-                                     {"alice", "passed"}, {"bob", "passed"}, {"carol", "not_graded"}, {"dave", "not_graded"}});
+    CHECK(statuses(m.results) ==
+          std::map<std::string, std::string>{
+              {"alice", "passed"}, {"bob", "passed"}, {"carol", "not_graded"}, {"dave", "not_graded"}});
     for (const auto& s : m.results.at("students"))
-        if (s.at("name") == "carol") CHECK(s.at("message").get<std::string>().find("graded by no shard (its shard: ") == 0);
+        if (s.at("name") == "carol")
+            CHECK(s.at("message").get<std::string>().find("graded by no shard (its shard: ") == 0);
     CHECK(grading::validate_json_schema(schema(), m.results).empty());
     CHECK(fs::is_directory(out / "students" / "zed"));  // kept, only left out of the class's files
 
@@ -658,7 +661,8 @@ TEST_CASE("merge --submissions: roster students in no shard named with their sha
     INFO(m.out << m.err);
     CHECK(m.out.find("grade class merge: 2 students (shard ") != std::string::npos);
     if (graded[0] == graded[1])
-        CHECK(m.out.find("no student of shard " + std::to_string(1 - std::stoi(graded[0])) + "/2") != std::string::npos);
+        CHECK(m.out.find("no student of shard " + std::to_string(1 - std::stoi(graded[0])) + "/2") !=
+              std::string::npos);
     fs::remove_all(dir);
 }
 
