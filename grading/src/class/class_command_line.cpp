@@ -23,7 +23,8 @@ summary.md, prairielearn.json, student-results.json, grade.log).
 
 DIR holds one folder per student, a Gradescope "Export Submissions" folder (submission_metadata.yml
 beside submission_<id>/), or a GitHub Classroom clone (<assignment>-<username>/). Run the same
-command again after a stop, even kill -9: students whose results.json is there are not graded again.)";
+command again after a stop, even kill -9: students whose results.json is there are not graded again
+(those graded with other grading options or another rubric are named: --regrade them).)";
 
 const char* class_footer = R"(Grading options, passed to every student's grade (see grade --help): --exercise, --rubric,
 --arch, --nvcc, --reference-runner, --no-reference-timing, --time-limit, --case-time-limit,

@@ -206,6 +206,7 @@ json to_json(const StudentRecord& r)
     j["exit_code"] = r.exit_code;
     j["message"] = harness::valid_text(r.message);
     j["shard"] = r.shard;
+    j["grading"] = r.grading;
     return j;
 }
 
@@ -226,6 +227,7 @@ StudentRecord record_from_json(const json& j)
     r.exit_code = j.value("exit_code", -1);
     r.message = j.value("message", std::string());
     r.shard = j.value("shard", std::string());
+    r.grading = j.value("grading", std::string());
     return r;
 }
 

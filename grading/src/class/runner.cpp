@@ -24,6 +24,7 @@
 #include "class_internal.hpp"
 #include "grading/class_grading.hpp"
 #include "grading/command_line.hpp"
+#include "grading/hidden_cases.hpp"
 #include "grading/report.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
@@ -127,6 +128,34 @@ std::string last_log_line(const fs::path& log)
     return std::string(harness::utf8_prefix(harness::printable_text(last), 300));
 }
 
+// StudentRecord::grading for a class graded with `grade_args`.
+std::string grading_digest(const std::vector<std::string>& grade_args)
+{
+    static const std::set<std::string> speed_only = {"--jobs", "--parallel", "--gpu-lock-dir"};
+    std::string text;
+    for (std::size_t k = 0; k < grade_args.size(); ++k) {
+        const std::string& arg = grade_args[k];
+        const std::string option = arg.substr(0, arg.find('='));
+        if (speed_only.count(option)) {
+            if (option == arg) ++k;  // its value is the next argument
+            continue;
+        }
+        text += arg + '\0';
+        std::string rubric;
+        if (arg == "--rubric" && k + 1 < grade_args.size()) rubric = grade_args[k + 1];
+        if (option == "--rubric" && option != arg) rubric = arg.substr(option.size() + 1);
+        if (!rubric.empty()) {
+            std::ifstream in(rubric, std::ios::binary);
+            text += std::string(std::istreambuf_iterator<char>(in), {}) + '\0';
+        }
+    }
+    const auto digest = sha256(text);
+    static const char* digits = "0123456789abcdef";
+    std::string hex;
+    for (std::size_t k = 0; k < 8; ++k) hex += {digits[digest[k] >> 4], digits[digest[k] & 15]};
+    return hex;
+}
+
 struct Job {
     RosterEntry entry;
     bool regrade = false;
@@ -138,6 +167,7 @@ struct Setting {
     std::string executable;
     std::string layout;
     std::vector<std::string> extra_args;  // added to every student's grade (--jobs)
+    std::string grading;                  // StudentRecord::grading
 };
 
 // Grades one student with a child grade on `gpu`; returns its record, written to its folder.
@@ -161,6 +191,7 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     record.gpu = gpu.visible;
     record.gpu_label = gpu.label;
     record.started_at = class_detail::utc_now();
+    record.grading = setting.grading;
     if (command.shard_count > 1)
         record.shard = std::to_string(command.shard_index) + "/" + std::to_string(command.shard_count);
     write_file_atomically((dir / student_files::record).string(), to_json(record).dump(2) + "\n");
@@ -419,7 +450,8 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     const std::set<std::string> regrade(command.regrade.begin(), command.regrade.end());
     std::vector<Job> jobs;
     int already = 0;
-    std::vector<std::string> moved;
+    std::vector<std::string> moved, other_options;
+    const std::string grading = grading_digest(command.grade_args);
     for (const auto& entry : share) {
         const fs::path dir = output / "students" / entry.name;
         // Results of another folder under this name (a folder added since took it): graded again, the
@@ -431,10 +463,13 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         const bool unreadable = !earlier.results && fs::exists(fs::symlink_status(dir / student_files::results, ec));
         if (unreadable)
             moved.push_back(entry.name + "/" + student_files::results + " is not grade's results (edited by hand?)");
-        if (regrade.count(entry.name) || other_source || !earlier.results)
+        if (regrade.count(entry.name) || other_source || !earlier.results) {
             jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source || unreadable});
-        else
+        } else {
             ++already;
+            if (!earlier.record.grading.empty() && earlier.record.grading != grading)
+                other_options.push_back(entry.name);
+        }
     }
     // Folders of students no longer in the submissions (withdrawn, or renamed): kept, not in the class.
     std::vector<std::string> gone;
@@ -453,6 +488,10 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
                     << ", regraded there, not in this one\n";
     for (const auto& note : moved)
         out << "grade class: " << class_detail::one_line_text(note) << ": graded again, those kept in previous/\n";
+    if (!other_options.empty())
+        out << "grade class: " << other_options.size()
+            << " student(s) graded before with other grading options or another rubric keep those results: "
+            << list_text(other_options) << "\n  (--regrade NAME,... grades them with these)\n";
     if (!gone.empty())
         out << "grade class: not students of " << command.submissions
             << " any more, left out of the class's files: " << class_detail::one_line_text(list_text(gone))
@@ -466,7 +505,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     for (const auto& gpu : gpus.gpus) out << "grade class: GPU " << harness::printable_text(gpu.label) << "\n";
     out << std::flush;
 
-    Setting setting{command, output, grade_executable, to_string(roster.layout), {}};
+    Setting setting{command, output, grade_executable, to_string(roster.layout), {}, grading};
     // Compiles: the machine's cores shared by the gradings at once, unless --jobs says.
     bool jobs_given = false;
     for (const auto& arg : command.grade_args) jobs_given |= arg == "--jobs" || arg.rfind("--jobs=", 0) == 0;

@@ -576,7 +576,9 @@ TEST_CASE(
     const fs::path submissions = make_class(
         dir, {{"a", "// FAKE_RUNNER: correct"}, {"b", "// FAKE_RUNNER: correct"}, {"c", "// FAKE_RUNNER: unwritten"}});
     const fs::path out = dir / "out";
-    const std::vector<std::string> options = {"--case", "n=1025/int"};
+    const fs::path rubric = dir / "rubric.json";
+    std::ofstream(rubric) << R"({"correctness_points": 8, "speed_points": 2})";
+    const std::vector<std::string> options = {"--case", "n=1025/int", "--rubric", rubric.string()};
     grade_class(submissions, out, options);
     const FileStamp a_record = stamp(out / "students" / "a" / "record.json");
 
@@ -587,6 +589,18 @@ TEST_CASE(
     INFO(run.output);
     CHECK(run.output.find("3 already graded, 0 to grade") != std::string::npos);
     CHECK(stamp(out / "students" / "a" / "record.json") == a_record);
+    CHECK(run.output.find("other grading options") == std::string::npos);
+
+    // The rubric changed since (fixed after a first run was stopped): who keeps the old one's points is said.
+    std::ofstream(rubric) << R"({"correctness_points": 6, "speed_points": 4})";
+    run = grade_class(moved, out, options);
+    CHECK(run.output.find("3 student(s) graded before with other grading options or another rubric keep those "
+                          "results: a, b, c") != std::string::npos);
+    std::vector<std::string> jobs_only = options;  // --jobs changes no points
+    jobs_only.insert(jobs_only.end(), {"--jobs", "3"});
+    std::ofstream(rubric) << R"({"correctness_points": 8, "speed_points": 2})";
+    run = grade_class(moved, out, jobs_only);
+    CHECK(run.output.find("other grading options") == std::string::npos);
 
     // a's points changed by hand: kept, in the class's files. b's results.json broken by hand: b is
     // graded again, the broken file kept in previous/1/, and the console says so.
