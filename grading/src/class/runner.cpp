@@ -751,6 +751,18 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
                                    list_text(names) + " (its name changed between runs); give --submissions DIR " +
                                    "to keep only the roster's name");
     }
+    // Students graded with other options or rubrics than each other's (a task run again after a fix).
+    std::map<std::string, std::vector<std::string>> by_grading;
+    for (const auto& f : folders)
+        if (f.results && !f.record.grading.empty()) by_grading[f.record.grading].push_back(f.record.name);
+    if (by_grading.size() > 1) {
+        std::string groups;
+        for (const auto& [digest, names] : by_grading)
+            groups += "\n  " + digest + ": " + std::to_string(names.size()) + " (" + list_text(names) + ")";
+        problems.push_back("the students were graded with " + std::to_string(by_grading.size()) +
+                           " different sets of grading options or rubrics (record.json's \"grading\"):" + groups +
+                           "\n  (--regrade the students of the old ones)");
+    }
     for (const auto& p : problems) err << "grade class merge: " << p << "\n";
     const int code = write_class(output, folders, {}, out, err);
     return code == exit_success && !problems.empty() ? exit_graded_with_failures : code;

@@ -676,5 +676,27 @@ TEST_CASE("merge without --submissions: one folder graded under two names is sai
     INFO(m.out << m.err);
     CHECK(m.code == grading::exit_graded_with_failures);
     CHECK(m.err.find("the folder /c/hw1-mona-lisa was graded as lisa, mona-lisa") != std::string::npos);
+    CHECK(m.err.find("different sets of grading options") == std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("merge: students graded with different options or rubrics (record.json's grading) are said")
+{
+    const fs::path dir = fresh_dir("merge_options");
+    graded_folder(dir, "alice", "/c/alice", "0/2", 10);
+    graded_folder(dir, "bob", "/c/bob", "1/2", 10);
+    Merged m = merge_class(dir, {});
+    CHECK(m.code == grading::exit_success);
+    for (const auto& [name, digest] :
+         {std::pair<std::string, std::string>{"alice", "00000000000000aa"}, {"bob", "00000000000000bb"}}) {
+        json record = json::parse(std::ifstream(dir / "students" / name / "record.json"));
+        record["grading"] = digest;
+        std::ofstream(dir / "students" / name / "record.json") << record.dump();
+    }
+    m = merge_class(dir, {});
+    INFO(m.out << m.err);
+    CHECK(m.code == grading::exit_graded_with_failures);
+    CHECK(m.err.find("graded with 2 different sets of grading options or rubrics (record.json's \"grading\"):\n  "
+                     "00000000000000aa: 1 (alice)\n  00000000000000bb: 1 (bob)") != std::string::npos);
     fs::remove_all(dir);
 }
