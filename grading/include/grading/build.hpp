@@ -68,9 +68,9 @@ struct SubmissionFile {
 };
 
 // Looks for <exercise>.cu anywhere below `directory` for each exercise named. Follows no link below
-// `directory` and never throws: what it cannot read (a folder, a loop, deeper than 32 folders, past
-// 100,000 entries) goes into `unread`, every entry of the name that is not a readable regular file
-// of at most max_source_bytes into that exercise's `refusal`.
+// `directory`, enters no hidden folder (.git/ skipped silently, .github/ and others said in `unread`),
+// never throws: what it cannot read (a folder, a loop, deeper than 32 folders, past 100,000 entries)
+// goes into `unread`, each entry of the name not a readable file of at most max_source_bytes in `refusal`.
 std::vector<SubmissionFile> find_submission(const std::string& directory, const std::vector<std::string>& exercises);
 
 // Names of libraries the source calls that the exercise must not (CUB, Thrust, cuBLAS, ...),

@@ -34,6 +34,9 @@ struct ClassCommand {
 struct ClassMergeCommand {
     std::string output_dir;
     std::vector<std::string> shard_dirs;
+    // --submissions DIR (optional): the roster the class's results are of; every roster student in no
+    // shard's results is named (and in the results, not graded), every folder of OUT not in it left out.
+    std::string submissions;
 };
 
 }  // namespace grading

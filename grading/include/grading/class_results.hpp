@@ -43,6 +43,10 @@ struct StudentRecord {
     int exit_code = -1;  // grade's, when it exited
     std::string message;
     std::string shard;   // "I/N" when graded as a shard
+    // What decides the points besides the student's files, as 16 hex digits of a SHA-256: the grading
+    // options (but --jobs, --parallel, --gpu-lock-dir) and the bytes of the --rubric file. A rerun with
+    // another says which students keep results of other options (empty: an older record).
+    std::string grading;
 };
 nlohmann::json to_json(const StudentRecord& record);
 // Throws nlohmann::json::exception on a record of the wrong shape.

@@ -8,9 +8,11 @@
 //   - plain: one folder per student, named after the folder.
 // Names are cleaned (letters, digits, '.', '_', '-', '@'; first a letter or a digit; at most
 // 64 bytes; never "." or ".."), and made unique by a suffix in the order of their folders.
-// Files, links and hidden entries at DIR's top are skipped, with a note.
+// Files and links at DIR's top are skipped with a note (a link is never followed), hidden entries
+// (.git/, .github/, .DS_Store) silently; a folder whose name had to be cleaned gets a note too.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -47,13 +49,30 @@ Roster discover_roster(const std::string& dir);
 // `raw` as a student's name (see above); empty input gives "student".
 std::string clean_student_name(std::string_view raw);
 
+// `name` is one the roster gives (a letter or digit first, then letters, digits, '.', '_', '-', '@';
+// at most 80 bytes, a suffix included): what a folder of OUT/students/ must be called to be a student's
+// (not "alice (copy)", a staging ".alice.merging" or a name that is no text).
+bool is_student_name(std::string_view name);
+
 // Gradescope's submission_metadata.yml: submission folder -> its submitters. Only the shape
 // Gradescope writes is read (a top-level key per submission, its ":submitters:" list of ":name:",
 // ":sid:", ":email:"); anything else is ignored, never an error.
 std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_metadata(const std::string& text);
 
-// The share of shard `index` of `count`: the students at positions p (in name order) with
-// p % count == index.
+// Shards (`grade class --shard I/N`): a student's shard depends on their own folder alone, so that
+// adding or removing a folder never moves another student to another shard (a Slurm array run again
+// after a late submission grades nobody twice and leaves nobody out). The key is the student
+// folder's name on disk (the last component of `source`: "submission_123", "hw1-octocat", "alice"),
+// not the cleaned name, which can change when another folder comes (a suffix, the Classroom prefix).
+// shard_hash: the first 8 bytes of the SHA-256 of the name's bytes, as a big-endian number; the
+// shard is that mod N. Stable across builds, machines and versions (never std::hash), and checked by
+// hand with `printf %s NAME | sha256sum` (see grading/integrations/slurm/README.md). (FNV-1a was
+// weighed and not taken: its low bits depend only on the bytes' low bits, and N is often a power of
+// two.) Hashing balances only on average: a small class can leave a shard with no student.
+std::uint64_t shard_hash(std::string_view folder_name);
+// The shard, 0 to count - 1, of `student` among `count` (0 when count <= 1).
+int shard_of_student(const RosterEntry& student, int count);
+// The students of shard `index` of `count`, in the order of `students`.
 std::vector<RosterEntry> shard_of(const std::vector<RosterEntry>& students, int index, int count);
 
 }  // namespace grading

@@ -34,6 +34,6 @@ array=$(sbatch --parsable ${SBATCH_EXTRA:-} --array="0-$((tasks - 1))" "${gpus[@
 array=${array%%;*}
 # shellcheck disable=SC2086
 merge=$(sbatch --parsable ${SBATCH_EXTRA:-} --dependency="afterany:$array" --chdir="$output" --export=ALL \
-  "$here/grade_class_merge.sbatch" "$output")
+  "$here/grade_class_merge.sbatch" "$output" "$submissions")
 merge=${merge%%;*}
 echo "job array $array ($tasks tasks), then merge job $merge; the class's results: $output/report.html"

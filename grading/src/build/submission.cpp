@@ -1,7 +1,7 @@
 // Submission discovery: the one file of each exercise below the submission's folder, and whether it
-// is built (decided here, once). The walk follows no link and never throws: what it cannot read,
-// and every entry named like an exercise's file that is not a plain readable file, is that
-// exercise's finding; everything else is graded.
+// is built (decided here, once). The walk follows no link, enters no hidden folder (a clone's .git/,
+// .github/) and never throws: what it cannot read, and every entry named like an exercise's file
+// that is not a plain readable file, is that exercise's finding; everything else is graded.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -191,6 +191,10 @@ Walk walk(const std::string& directory, const std::set<std::string>& names)
             }
             if (type_error) {
                 w.unread.push_back(shown(below.string()) + " (" + type_error.message() + ")");
+            } else if (directory_entry && name[0] == '.') {
+                // A hidden folder is no submission content: a clone's .git/ (skipped silently), a
+                // GitHub Classroom .github/, an editor's .vscode/.
+                if (name != ".git") w.unread.push_back(shown(below.string() + "/") + " (a hidden folder)");
             } else if (directory_entry) {
                 if (depth + 1 > max_depth)
                     w.unread.push_back(shown(below.string() + "/") + " (more than " + std::to_string(max_depth) +

@@ -19,11 +19,12 @@ results in OUT: class.csv, results.json (grading/class_results.schema.json) and 
 each student's files in OUT/students/<name>/ (results.json, gradescope.json, junit.xml,
 summary.md, prairielearn.json, student-results.json, grade.log).
   grade class --submissions DIR --output-dir OUT [OPTIONS] [GRADING OPTIONS]
-  grade class merge --output-dir OUT [SHARD_DIR...]
+  grade class merge --output-dir OUT [--submissions DIR] [SHARD_DIR...]
 
 DIR holds one folder per student, a Gradescope "Export Submissions" folder (submission_metadata.yml
 beside submission_<id>/), or a GitHub Classroom clone (<assignment>-<username>/). Run the same
-command again after a stop, even kill -9: students whose results.json is there are not graded again.)";
+command again after a stop, even kill -9: students whose results.json is there are not graded again
+(those graded with other grading options or another rubric are named: --regrade them).)";
 
 const char* class_footer = R"(Grading options, passed to every student's grade (see grade --help): --exercise, --rubric,
 --arch, --nvcc, --reference-runner, --no-reference-timing, --time-limit, --case-time-limit,
@@ -116,8 +117,8 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
         ->expected(1, -1);
     std::string shard;
     app.add_option("--shard", shard,
-                   "grade only share I of N of the students (in name order, every N-th from I);\n"
-                   "then grade class merge builds the class's results")
+                   "grade only share I of N of the students: those whose folder name's SHA-256 (its\n"
+                   "first 8 bytes) mod N is I, so adding a folder moves nobody; then grade class merge")
         ->type_name("I/N")
         ->check(shard_form);
     app.add_option_function<double>(
@@ -135,6 +136,11 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
     merge_app->add_option("--output-dir", merge.output_dir, "where the class's results go")
         ->type_name("OUT")
         ->required();
+    merge_app
+        ->add_option("--submissions", merge.submissions,
+                     "the class's submissions folder: names the students no shard graded, and leaves\n"
+                     "out folders of students no longer in it")
+        ->type_name("DIR");
     merge_app->add_option("shard_dirs", merge.shard_dirs,
                           "output folders of shards graded elsewhere; their students are copied into OUT")
         ->type_name("SHARD_DIR");
@@ -156,7 +162,9 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
 
     if (merge_app->parsed()) {
         if (!merge_app->remaining().empty() || !app.remaining().empty())
-            return usage_error("grade class merge takes only --output-dir and shard folders", "grade class --help");
+            return usage_error("grade class merge takes only --output-dir, --submissions and shard folders",
+                               "grade class --help");
+        if (merge.submissions.empty()) merge.submissions = command.submissions;  // given before "merge"
         CommandLine result;
         result.class_merge = merge;
         return result;

@@ -49,6 +49,20 @@ std::string number_text(double x, int decimals)
     return text;
 }
 
+std::string one_line_text(std::string_view text)
+{
+    std::string line;
+    for (const char c : harness::printable_text(text)) {
+        if (c == '\n')
+            line += "\\n";
+        else if (c == '\t')
+            line += "\\t";
+        else
+            line += c;
+    }
+    return line;
+}
+
 double number_or_zero(const json& object, const char* key)
 {
     if (!object.is_object()) return 0;
@@ -192,6 +206,7 @@ json to_json(const StudentRecord& r)
     j["exit_code"] = r.exit_code;
     j["message"] = harness::valid_text(r.message);
     j["shard"] = r.shard;
+    j["grading"] = r.grading;
     return j;
 }
 
@@ -212,6 +227,7 @@ StudentRecord record_from_json(const json& j)
     r.exit_code = j.value("exit_code", -1);
     r.message = j.value("message", std::string());
     r.shard = j.value("shard", std::string());
+    r.grading = j.value("grading", std::string());
     return r;
 }
 

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "class_internal.hpp"
+#include "grading/hidden_cases.hpp"
 #include "harness/text.hpp"
 
 namespace fs = std::filesystem;
@@ -87,12 +89,12 @@ std::vector<Folder> top_folders(const fs::path& dir, std::vector<std::string>& n
         if (status_error) continue;
         if (!file_name.empty() && file_name[0] == '.') continue;  // .git, .DS_Store...
         if (fs::is_symlink(status)) {
-            notes.push_back("skipped " + harness::printable_text(file_name) + ": a link, not a folder");
+            notes.push_back("skipped " + class_detail::one_line_text(file_name) + ": a link, not a folder");
             continue;
         }
         if (!fs::is_directory(status)) {
             if (file_name != gradescope_metadata)
-                notes.push_back("skipped " + harness::printable_text(file_name) + ": a file, not a student folder");
+                notes.push_back("skipped " + class_detail::one_line_text(file_name) + ": a file, not a student folder");
             continue;
         }
         folders.push_back({file_name, fs::absolute(it->path())});
@@ -158,6 +160,12 @@ std::string clean_student_name(std::string_view raw)
     while (!name.empty() && (name.back() == '.' || name.back() == '_') && name.size() > 1) name.pop_back();
     if (name.empty() || name == "_") return "student";
     return name;
+}
+
+bool is_student_name(std::string_view name)
+{
+    return !name.empty() && name.size() <= max_name_bytes + 16 && first_char(name.front()) &&
+           std::all_of(name.begin(), name.end(), name_char);
 }
 
 std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_metadata(const std::string& text)
@@ -229,7 +237,8 @@ Roster discover_roster(const std::string& dir_text)
         folders.front().file_name.size() > 12 &&
         folders.front().file_name.compare(folders.front().file_name.size() - 12, 12, "-submissions") == 0) {
         dir = folders.front().path;
-        roster.notes.push_back("the students' folders are in " + harness::printable_text(folders.front().file_name));
+        roster.notes.push_back("the students' folders are in " +
+                               class_detail::one_line_text(folders.front().file_name));
         folders = top_folders(dir, roster.notes);
     }
     if (folders.empty())
@@ -258,7 +267,7 @@ Roster discover_roster(const std::string& dir_text)
                                                          : !first.name.empty()  ? first.name
                                                                                 : f.file_name;
             } else {
-                roster.notes.push_back(harness::printable_text(f.file_name) + ": not in " + gradescope_metadata +
+                roster.notes.push_back(class_detail::one_line_text(f.file_name) + ": not in " + gradescope_metadata +
                                        ", named after its folder");
             }
             raw.push_back(std::move(r));
@@ -266,7 +275,7 @@ Roster discover_roster(const std::string& dir_text)
     } else if (const std::string prefix = classroom_prefix(folders); !prefix.empty()) {
         roster.layout = RosterLayout::github_classroom;
         roster.notes.push_back("GitHub Classroom folders of the assignment " +
-                               harness::printable_text(prefix.substr(0, prefix.size() - 1)) +
+                               class_detail::one_line_text(prefix.substr(0, prefix.size() - 1)) +
                                ": students named after what follows it");
         for (const auto& f : folders) raw.push_back({&f, f.file_name.substr(prefix.size()), {}});
     } else {
@@ -291,17 +300,38 @@ Roster discover_roster(const std::string& dir_text)
         names[k] = name;
     }
     for (std::size_t k = 0; k < raw.size(); ++k)
+        if (names[k] != raw[k].name)
+            roster.notes.push_back("the folder " + class_detail::one_line_text(raw[k].folder->file_name) +
+                                   " is the student " + names[k] +
+                                   " (a name keeps letters, digits, '.', '_', '-', '@', starts with a " +
+                                   "letter or a digit, has at most 64 bytes, and is unique)");
+    for (std::size_t k = 0; k < raw.size(); ++k)
         roster.students.push_back({names[k], raw[k].folder->path.string(), std::move(raw[k].submitters)});
     std::sort(roster.students.begin(), roster.students.end(),
               [](const RosterEntry& a, const RosterEntry& b) { return a.name < b.name; });
     return roster;
 }
 
+std::uint64_t shard_hash(std::string_view folder_name)
+{
+    const auto digest = sha256(folder_name);
+    std::uint64_t h = 0;
+    for (int k = 0; k < 8; ++k) h = h << 8 | digest[static_cast<std::size_t>(k)];
+    return h;
+}
+
+int shard_of_student(const RosterEntry& student, int count)
+{
+    if (count <= 1) return 0;
+    return static_cast<int>(shard_hash(fs::path(student.source).filename().string()) %
+                            static_cast<std::uint64_t>(count));
+}
+
 std::vector<RosterEntry> shard_of(const std::vector<RosterEntry>& students, int index, int count)
 {
     std::vector<RosterEntry> share;
-    for (std::size_t p = 0; p < students.size(); ++p)
-        if (count <= 1 || static_cast<int>(p % static_cast<std::size_t>(count)) == index) share.push_back(students[p]);
+    for (const auto& s : students)
+        if (shard_of_student(s, count) == index) share.push_back(s);
     return share;
 }
 

@@ -1,5 +1,6 @@
 // `grade class` and `grade class merge` (class_grading.hpp): the roster, one worker pool per GPU,
 // each student graded by a child `grade`, resume and regrade, the class's files.
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -8,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -21,6 +24,7 @@
 #include "class_internal.hpp"
 #include "grading/class_grading.hpp"
 #include "grading/command_line.hpp"
+#include "grading/hidden_cases.hpp"
 #include "grading/report.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
@@ -69,6 +73,22 @@ private:
     int fd_ = -1;
 };
 
+// "a, b, c (and 2 more)", at most 20 named.
+std::string list_text(const std::vector<std::string>& items)
+{
+    std::string text;
+    for (std::size_t k = 0; k < items.size() && k < 20; ++k) text += (k ? ", " : "") + items[k];
+    if (items.size() > 20) text += " (and " + std::to_string(items.size() - 20) + " more)";
+    return text;
+}
+
+// A student's record names their folder as it was; the same folder is the same name on disk, wherever
+// the submissions are (moved, mounted elsewhere on another node, given by another path).
+bool same_folder(const std::string& recorded, const std::string& source)
+{
+    return recorded.empty() || fs::path(recorded).filename() == fs::path(source).filename();
+}
+
 bool graded(const fs::path& dir)
 {
     return read_grade_results((dir / student_files::results).string()).has_value();
@@ -108,6 +128,34 @@ std::string last_log_line(const fs::path& log)
     return std::string(harness::utf8_prefix(harness::printable_text(last), 300));
 }
 
+// StudentRecord::grading for a class graded with `grade_args`.
+std::string grading_digest(const std::vector<std::string>& grade_args)
+{
+    static const std::set<std::string> speed_only = {"--jobs", "--parallel", "--gpu-lock-dir"};
+    std::string text;
+    for (std::size_t k = 0; k < grade_args.size(); ++k) {
+        const std::string& arg = grade_args[k];
+        const std::string option = arg.substr(0, arg.find('='));
+        if (speed_only.count(option)) {
+            if (option == arg) ++k;  // its value is the next argument
+            continue;
+        }
+        text += arg + '\0';
+        std::string rubric;
+        if (arg == "--rubric" && k + 1 < grade_args.size()) rubric = grade_args[k + 1];
+        if (option == "--rubric" && option != arg) rubric = arg.substr(option.size() + 1);
+        if (!rubric.empty()) {
+            std::ifstream in(rubric, std::ios::binary);
+            text += std::string(std::istreambuf_iterator<char>(in), {}) + '\0';
+        }
+    }
+    const auto digest = sha256(text);
+    static const char* digits = "0123456789abcdef";
+    std::string hex;
+    for (std::size_t k = 0; k < 8; ++k) hex += {digits[digest[k] >> 4], digits[digest[k] & 15]};
+    return hex;
+}
+
 struct Job {
     RosterEntry entry;
     bool regrade = false;
@@ -119,6 +167,7 @@ struct Setting {
     std::string executable;
     std::string layout;
     std::vector<std::string> extra_args;  // added to every student's grade (--jobs)
+    std::string grading;                  // StudentRecord::grading
 };
 
 // Grades one student with a child grade on `gpu`; returns its record, written to its folder.
@@ -128,7 +177,7 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     const fs::path dir = setting.out / "students" / job.entry.name;
     const fs::path pending = dir / student_files::pending;
     const fs::path work = dir / student_files::work;
-    if (job.regrade && graded(dir)) keep_previous(dir);
+    if (job.regrade && fs::exists(fs::symlink_status(dir / student_files::results))) keep_previous(dir);
     std::error_code ignored;
     fs::remove_all(pending, ignored);
     fs::remove_all(work, ignored);
@@ -142,6 +191,7 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     record.gpu = gpu.visible;
     record.gpu_label = gpu.label;
     record.started_at = class_detail::utc_now();
+    record.grading = setting.grading;
     if (command.shard_count > 1)
         record.shard = std::to_string(command.shard_index) + "/" + std::to_string(command.shard_count);
     write_file_atomically((dir / student_files::record).string(), to_json(record).dump(2) + "\n");
@@ -247,6 +297,15 @@ public:
              << " not graded, " << clock_text(elapsed) << " elapsed, about " << clock_text(left) << " left"
              << std::endl;
     }
+    // A student of the list that this run did not grade after all (`why`).
+    void skipped(const std::string& name, const std::string& why)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++done_;
+        if (quiet_) return;
+        const int width = static_cast<int>(std::to_string(total_).size());
+        out_ << "[" << std::setw(width) << done_ << "/" << total_ << "] " << name << ": " << why << std::endl;
+    }
     double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
 private:
@@ -280,16 +339,22 @@ std::optional<std::string> nvidia_smi_list()
     return std::nullopt;
 }
 
-// Every student folder below OUT/students/, by name.
-std::vector<StudentFolder> read_students(const fs::path& out)
+// Every student folder below OUT/students/, by name; `odd`: the other folders and links there that are
+// not hidden ("alice (copy)", a link), which no student's is.
+std::vector<StudentFolder> read_students(const fs::path& out, std::vector<std::string>& odd)
 {
     std::vector<StudentFolder> folders;
     std::error_code ec;
     for (fs::directory_iterator it(out / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.empty() || name[0] == '.' || !it->is_directory() || it->is_symlink()) continue;
+        if (name.empty() || name[0] == '.') continue;
+        if (!is_student_name(name) || it->is_symlink() || !it->is_directory()) {
+            if (it->is_symlink() || it->is_directory()) odd.push_back(class_detail::one_line_text(name));
+            continue;
+        }
         folders.push_back(read_student_folder(it->path().string()));
     }
+    std::sort(odd.begin(), odd.end());
     return folders;
 }
 
@@ -342,6 +407,16 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
                               "\n  (names as in " + command.output_dir + "/students/)",
                           exit_usage_error);
 
+    const std::vector<RosterEntry> share = shard_of(roster.students, command.shard_index, command.shard_count);
+    const std::string shard_text = std::to_string(command.shard_index) + "/" + std::to_string(command.shard_count);
+    if (command.shard_count > 1 && share.empty()) {
+        for (const auto& note : roster.notes) out << "grade class: " << note << "\n";
+        out << "grade class: shard " << shard_text << " has none of the " << roster.students.size()
+            << " students (a student's shard is the hash of their folder's name: in a small class some shards get "
+               "none); nothing to grade\n";
+        return exit_success;
+    }
+
     // This machine can grade at all: one grading's preflight, once, before any student.
     fs::create_directories(output / "students", ec);
     if (ec) return refuse("--output-dir " + command.output_dir + ": cannot create it (" + ec.message() + ")", exit_environment_error);
@@ -372,26 +447,55 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         return exit_environment_error;
     }
 
-    const std::vector<RosterEntry> share = shard_of(roster.students, command.shard_index, command.shard_count);
     const std::set<std::string> regrade(command.regrade.begin(), command.regrade.end());
     std::vector<Job> jobs;
     int already = 0;
-    std::vector<std::string> moved;
+    std::vector<std::string> moved, other_options;
+    const std::string grading = grading_digest(command.grade_args);
     for (const auto& entry : share) {
         const fs::path dir = output / "students" / entry.name;
         // Results of another folder under this name (a folder added since took it): graded again, the
         // other's results kept in previous/.
         const StudentFolder earlier = read_student_folder(dir.string());
-        const bool other_source = earlier.results && !earlier.record.source.empty() && earlier.record.source != entry.source;
+        const bool other_source = earlier.results && !same_folder(earlier.record.source, entry.source);
         if (other_source) moved.push_back(entry.name + " held the results of " + earlier.record.source);
-        if (regrade.count(entry.name) || other_source || !earlier.results)
-            jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source});
-        else
+        // A results.json that is not grade's (edited by hand, cut short): graded again, the file kept.
+        const bool unreadable = !earlier.results && fs::exists(fs::symlink_status(dir / student_files::results, ec));
+        if (unreadable)
+            moved.push_back(entry.name + "/" + student_files::results + " is not grade's results (edited by hand?)");
+        if (regrade.count(entry.name) || other_source || !earlier.results) {
+            jobs.push_back({entry, regrade.count(entry.name) > 0 || other_source || unreadable});
+        } else {
             ++already;
+            if (!earlier.record.grading.empty() && earlier.record.grading != grading)
+                other_options.push_back(entry.name);
+        }
     }
+    // Folders of students no longer in the submissions (withdrawn, or renamed): kept, not in the class.
+    std::vector<std::string> gone;
+    for (fs::directory_iterator it(output / "students", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (is_student_name(name) && !it->is_symlink() && it->is_directory() && !names.count(name))
+            gone.push_back(name);
+    }
+    std::sort(gone.begin(), gone.end());
     for (const auto& note : roster.notes) out << "grade class: " << note << "\n";
+    if (command.shard_count > 1)
+        for (const auto& entry : roster.students)
+            if (regrade.count(entry.name) && shard_of_student(entry, command.shard_count) != command.shard_index)
+                out << "grade class: --regrade " << entry.name << ": in shard "
+                    << shard_of_student(entry, command.shard_count) << "/" << command.shard_count
+                    << ", regraded there, not in this one\n";
     for (const auto& note : moved)
-        out << "grade class: " << harness::printable_text(note) << ": graded again, those kept in previous/\n";
+        out << "grade class: " << class_detail::one_line_text(note) << ": graded again, those kept in previous/\n";
+    if (!other_options.empty())
+        out << "grade class: " << other_options.size()
+            << " student(s) graded before with other grading options or another rubric keep those results: "
+            << list_text(other_options) << "\n  (--regrade NAME,... grades them with these)\n";
+    if (!gone.empty())
+        out << "grade class: not students of " << command.submissions
+            << " any more, left out of the class's files: " << class_detail::one_line_text(list_text(gone))
+            << " (their folders are kept in " << (output / "students").string() << ")\n";
     const int workers = static_cast<int>(gpus.gpus.size()) * command.per_gpu;
     out << "grade class: " << roster.students.size() << " students (" << to_string(roster.layout) << " layout)";
     if (command.shard_count > 1)
@@ -401,7 +505,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     for (const auto& gpu : gpus.gpus) out << "grade class: GPU " << harness::printable_text(gpu.label) << "\n";
     out << std::flush;
 
-    Setting setting{command, output, grade_executable, to_string(roster.layout), {}};
+    Setting setting{command, output, grade_executable, to_string(roster.layout), {}, grading};
     // Compiles: the machine's cores shared by the gradings at once, unless --jobs says.
     bool jobs_given = false;
     for (const auto& arg : command.grade_args) jobs_given |= arg == "--jobs" || arg.rfind("--jobs=", 0) == 0;
@@ -426,6 +530,11 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
                         if (!lock.held()) {
                             std::lock_guard<std::mutex> guard(error_mutex);
                             errors.push_back(jobs[j].entry.name + " is being graded by another grade class; left to it");
+                            continue;
+                        }
+                        // Graded by another grade class on this OUT between the roster and the lock.
+                        if (!jobs[j].regrade && graded(dir)) {
+                            progress.skipped(jobs[j].entry.name, "graded meanwhile by another grade class");
                             continue;
                         }
                         const StudentRecord record = grade_student(setting, jobs[j], gpu);
@@ -455,15 +564,89 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     return code == exit_success && !errors.empty() ? exit_graded_with_failures : code;
 }
 
+namespace {
+
+// N of a record's "I/N" (0: graded whole, or not of that form).
+int shard_count_of(const std::string& shard)
+{
+    const auto slash = shard.find('/');
+    if (slash == std::string::npos || slash + 1 >= shard.size() || shard.size() - slash > 7) return 0;
+    const std::string n = shard.substr(slash + 1);
+    return n.find_first_not_of("0123456789") == std::string::npos ? std::stoi(n) : 0;
+}
+
+// A graded student's folder for a message: "DIR (shard 0/2, started T, 7 points)".
+std::string graded_folder_text(const fs::path& dir)
+{
+    const StudentFolder f = read_student_folder(dir.string());
+    std::string text = dir.string() + " (";
+    if (!f.record.shard.empty()) text += "shard " + f.record.shard + ", ";
+    text += "started " + (f.record.started_at.empty() ? std::string("?") : f.record.started_at);
+    if (f.results) text += ", " + number_text(class_detail::number_or_zero(*f.results, "points")) + " points";
+    return class_detail::one_line_text(text + ")");
+}
+
+bool same_bytes(const fs::path& a, const fs::path& b)
+{
+    std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+    if (!x || !y) return false;
+    return std::string(std::istreambuf_iterator<char>(x), {}) == std::string(std::istreambuf_iterator<char>(y), {});
+}
+
+// Copies SHARD/students/<name>/ into OUT/students/ for every graded student that OUT lacks; a student
+// graded in OUT and in the shard (or in two shards) keeps the first, and each such is said in `twice`.
+void copy_shard(const fs::path& shard, const fs::path& output, std::vector<std::string>& twice)
+{
+    std::error_code ec;
+    for (fs::directory_iterator it(shard / "students", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!is_student_name(name) || it->is_symlink() || !it->is_directory()) continue;
+        const fs::path target = output / "students" / name;
+        if (!graded(it->path())) continue;
+        if (graded(target)) {
+            // The same grading (a merge run again) is no duplicate.
+            if (!same_bytes(it->path() / student_files::results, target / student_files::results))
+                twice.push_back(class_detail::one_line_text(name) + " was graded twice: kept " +
+                                graded_folder_text(target) + ", left out " + graded_folder_text(it->path()));
+            continue;
+        }
+        // Copied beside, then renamed in: a merge stopped in the middle leaves no half folder.
+        const fs::path staging = output / "students" / ("." + name + ".merging");
+        fs::remove_all(staging, ec);
+        fs::create_directories(staging);
+        for (fs::directory_iterator file(it->path(), ec), files_end; !ec && file != files_end; file.increment(ec)) {
+            const std::string file_name = file->path().filename().string();
+            if (file_name == student_files::work || file_name == student_files::pending || file_name == ".lock" ||
+                file->is_symlink())
+                continue;
+            fs::copy(file->path(), staging / file_name, fs::copy_options::recursive | fs::copy_options::skip_symlinks);
+        }
+        fs::remove_all(target, ec);
+        fs::rename(staging, target);
+    }
+}
+
+}  // namespace
+
 int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::ostream& err)
 {
     std::error_code ec;
     const fs::path output = fs::absolute(command.output_dir);
+    std::optional<Roster> roster;
+    if (!command.submissions.empty()) {
+        try {
+            roster = discover_roster(command.submissions);
+        } catch (const RosterError& e) {
+            err << "grade class merge: " << e.what() << "\n";
+            return exit_usage_error;
+        }
+    }
     fs::create_directories(output / "students", ec);
     if (ec) {
         err << "grade class merge: --output-dir " << command.output_dir << ": cannot create it (" << ec.message() << ")\n";
         return exit_environment_error;
     }
+    std::vector<std::string> twice;
     for (const auto& shard_text : command.shard_dirs) {
         const fs::path shard = fs::absolute(shard_text);
         if (!fs::is_directory(shard / "students", ec)) {
@@ -472,32 +655,117 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
             return exit_usage_error;
         }
         if (fs::equivalent(shard, output, ec)) continue;
-        for (fs::directory_iterator it(shard / "students", ec), end; !ec && it != end; it.increment(ec)) {
-            const std::string name = it->path().filename().string();
-            if (name.empty() || name[0] == '.' || it->is_symlink() || !it->is_directory()) continue;
-            const fs::path target = output / "students" / name;
-            if (!graded(it->path()) || graded(target)) continue;
-            // Copied beside, then renamed in: a merge stopped in the middle leaves no half folder.
-            const fs::path staging = output / "students" / ("." + name + ".merging");
-            fs::remove_all(staging, ec);
-            fs::create_directories(staging);
-            for (fs::directory_iterator file(it->path(), ec), files_end; !ec && file != files_end; file.increment(ec)) {
-                const std::string file_name = file->path().filename().string();
-                if (file_name == student_files::work || file_name == student_files::pending || file_name == ".lock" ||
-                    file->is_symlink())
-                    continue;
-                fs::copy(file->path(), staging / file_name, fs::copy_options::recursive);
-            }
-            fs::remove_all(target, ec);
-            fs::rename(staging, target);
-        }
+        copy_shard(shard, output, twice);
     }
-    const std::vector<StudentFolder> folders = read_students(output);
+    std::vector<std::string> odd;
+    std::vector<StudentFolder> folders = read_students(output, odd);
+    if (!odd.empty())
+        out << "grade class merge: not students' folders, left out: " << list_text(odd) << " (in "
+            << (output / "students").string() << ")\n";
     if (folders.empty()) {
         err << "grade class merge: no students in " << (output / "students").string() << "\n";
         return exit_usage_error;
     }
-    return write_class(output, folders, {}, out, err);
+
+    // The shards' count, from the records: students a task graded say "I/N".
+    std::set<int> counts;
+    std::map<std::string, int> per_shard;
+    for (const auto& f : folders) {
+        if (const int n = shard_count_of(f.record.shard)) counts.insert(n);
+        ++per_shard[f.record.shard];
+    }
+    const int count = counts.size() == 1 ? *counts.begin() : 0;
+    if (counts.size() > 1) {
+        std::string list;
+        for (int n : counts) list += (list.empty() ? "" : ", ") + std::to_string(n);
+        out << "grade class merge: students were graded in shards of different counts (N = " << list
+            << "): each student once is all that matters\n";
+    }
+
+    std::vector<std::string> problems = twice;
+    if (roster) {
+        // The class is the roster: each of its students by name, graded or not; folders of OUT that are
+        // not in it (a student removed since, a name that changed) are left out of the class's files.
+        std::map<std::string, StudentFolder> by_name;
+        for (auto& f : folders) by_name.emplace(f.record.name, std::move(f));
+        std::vector<StudentFolder> kept;
+        std::vector<std::string> missing;
+        for (const auto& entry : roster->students) {
+            auto found = by_name.find(entry.name);
+            if (found != by_name.end() && !same_folder(found->second.record.source, entry.source)) {
+                problems.push_back(entry.name + " in " + (output / "students").string() + " holds the results of " +
+                                   class_detail::one_line_text(found->second.record.source) + ", not of " +
+                                   class_detail::one_line_text(entry.source) + ": left out");
+                by_name.erase(found);
+                found = by_name.end();
+            }
+            if (found != by_name.end()) {
+                kept.push_back(std::move(found->second));
+                by_name.erase(found);
+                continue;
+            }
+            StudentFolder absent;
+            absent.record.name = entry.name;
+            absent.record.source = entry.source;
+            absent.record.layout = to_string(roster->layout);
+            absent.record.submitters = entry.submitters;
+            absent.record.outcome = "not_graded";
+            const std::string shard = count > 1
+                                          ? std::to_string(shard_of_student(entry, count)) + "/" + std::to_string(count)
+                                          : std::string();
+            absent.record.message =
+                "graded by no shard" + (shard.empty() ? std::string() : " (its shard: " + shard + ")");
+            missing.push_back(entry.name + (shard.empty() ? "" : " (shard " + shard + ")"));
+            kept.push_back(std::move(absent));
+        }
+        if (!missing.empty())
+            problems.push_back(std::to_string(missing.size()) + " of the " + std::to_string(roster->students.size()) +
+                               " students of " + command.submissions +
+                               " are in no shard's results: " + list_text(missing) +
+                               "\n  (grade them: grade class --shard I/N --submissions " + command.submissions +
+                               " --output-dir " + command.output_dir + " with the same options, then merge again)");
+        if (!by_name.empty()) {
+            std::vector<std::string> left;
+            for (const auto& [name, f] : by_name) left.push_back(name);
+            out << "grade class merge: left out of the class, not students of " << command.submissions << ": "
+                << list_text(left) << " (their folders are kept in " << (output / "students").string() << ")\n";
+        }
+        folders = std::move(kept);
+    } else {
+        std::string line;
+        for (const auto& [shard, n] : per_shard)
+            line += (line.empty() ? "" : ", ") + (shard.empty() ? std::string("graded whole") : "shard " + shard) +
+                    ": " + std::to_string(n);
+        out << "grade class merge: " << folders.size() << " students (" << line << ")\n";
+        for (int i = 0; i < count; ++i)
+            if (!per_shard.count(std::to_string(i) + "/" + std::to_string(count)))
+                out << "grade class merge: no student of shard " << i << "/" << count
+                    << " (an empty share, or its task has not run; --submissions DIR names who is missing)\n";
+        // One folder graded under two names (its name changed between runs: a folder added since).
+        std::map<std::string, std::vector<std::string>> names_by_source;
+        for (const auto& f : folders)
+            if (f.results && !f.record.source.empty()) names_by_source[f.record.source].push_back(f.record.name);
+        for (const auto& [source, names] : names_by_source)
+            if (names.size() > 1)
+                problems.push_back("the folder " + class_detail::one_line_text(source) + " was graded as " +
+                                   list_text(names) + " (its name changed between runs); give --submissions DIR " +
+                                   "to keep only the roster's name");
+    }
+    // Students graded with other options or rubrics than each other's (a task run again after a fix).
+    std::map<std::string, std::vector<std::string>> by_grading;
+    for (const auto& f : folders)
+        if (f.results && !f.record.grading.empty()) by_grading[f.record.grading].push_back(f.record.name);
+    if (by_grading.size() > 1) {
+        std::string groups;
+        for (const auto& [digest, names] : by_grading)
+            groups += "\n  " + digest + ": " + std::to_string(names.size()) + " (" + list_text(names) + ")";
+        problems.push_back("the students were graded with " + std::to_string(by_grading.size()) +
+                           " different sets of grading options or rubrics (record.json's \"grading\"):" + groups +
+                           "\n  (--regrade the students of the old ones)");
+    }
+    for (const auto& p : problems) err << "grade class merge: " << p << "\n";
+    const int code = write_class(output, folders, {}, out, err);
+    return code == exit_success && !problems.empty() ? exit_graded_with_failures : code;
 }
 
 }  // namespace grading

@@ -12,9 +12,12 @@
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grading/class_roster.hpp"
 #include "grading/json_schema.hpp"
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
@@ -318,13 +321,21 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
     std::vector<std::string> shard0 = options, shard1 = options;
     shard0.insert(shard0.end(), {"--shard", "0/2"});
     shard1.insert(shard1.end(), {"--shard", "1/2"});
+    // Each student's share is the SHA-256 of their folder's name mod 2 (class_roster.hpp): b, c and e
+    // in shard 0, a_slow and d in shard 1.
+    const grading::Roster roster = grading::discover_roster(submissions.string());
+    std::map<std::string, int> shard_of;
+    for (const auto& s : roster.students) shard_of[s.name] = grading::shard_of_student(s, 2);
+    CHECK(shard_of == std::map<std::string, int>{{"a_slow", 1}, {"b", 0}, {"c", 0}, {"d", 1}, {"e", 0}});
     const auto first = grade_class(submissions, dir / "shard0", shard0);
     CHECK(first.output.find("shard 0/2: 3") != std::string::npos);
     CHECK(!fs::exists(dir / "shard0" / "class.csv"));
     grade_class(submissions, dir / "shard1", shard1);
-    CHECK(fs::is_directory(dir / "shard0" / "students" / "a_slow"));
-    CHECK(fs::is_directory(dir / "shard1" / "students" / "b"));
-    CHECK(!fs::exists(dir / "shard0" / "students" / "b"));
+    for (const auto& [name, shard] : shard_of) {
+        CAPTURE(name);
+        CHECK(fs::is_regular_file(dir / ("shard" + std::to_string(shard)) / "students" / name / "results.json"));
+        CHECK(!fs::exists(dir / ("shard" + std::to_string(1 - shard)) / "students" / name));
+    }
 
     // Into a fresh folder, and into the first shard's own.
     for (const auto& [target, shards] : std::vector<std::pair<fs::path, std::vector<std::string>>>{
@@ -342,9 +353,54 @@ TEST_CASE("shards 0/2 and 1/2, merged, make the class graded at once; two virtua
         CHECK(a.at("summary") == b.at("summary"));
         CHECK(a.at("failing_cases") == b.at("failing_cases"));
     }
+    // --regrade of a student of another shard: said, and left to that shard.
+    std::vector<std::string> regrade = shard0;
+    regrade.insert(regrade.end(), {"--regrade", "a_slow"});
+    const auto elsewhere = grade_class(submissions, dir / "shard0", regrade);
+    CHECK(elsewhere.output.find("--regrade a_slow: in shard 1/2, regraded there, not in this one") !=
+          std::string::npos);
+    CHECK(elsewhere.output.find("3 already graded, 0 to grade") != std::string::npos);
+
     const auto nothing = harness::run_command({GRADE_EXECUTABLE, "class", "merge", "--output-dir", (dir / "none").string()},
                                               std::chrono::minutes(1));
     CHECK(nothing.status.code == 2);
+
+    // A shard with no student (5 students in 8 shards) is a clean success that says so.
+    int empty = 0;
+    while (!grading::shard_of(roster.students, empty, 8).empty()) ++empty;
+    std::vector<std::string> empty_shard = options;
+    empty_shard.insert(empty_shard.end(), {"--shard", std::to_string(empty) + "/8"});
+    const auto none = grade_class(submissions, dir / "empty", empty_shard);
+    INFO(none.output);
+    CHECK(none.status.code == 0);
+    CHECK(none.output.find("has none of the 5 students") != std::string::npos);
+    CHECK(!fs::exists(dir / "empty" / "students"));
+
+    // A late submission after shard 0 ran: nobody moves; merging with --submissions names the student
+    // no shard graded (its shard), and the class lists it as not graded.
+    fs::create_directories(submissions / "late");
+    std::ofstream(submissions / "late" / "scan_kogge_stone.cu") << "// FAKE_RUNNER: correct\n";
+    const grading::Roster later = grading::discover_roster(submissions.string());
+    for (const auto& s : later.students)
+        if (s.name != "late") CHECK(grading::shard_of_student(s, 2) == shard_of.at(s.name));
+    const auto merged = harness::run_command({GRADE_EXECUTABLE, "class", "merge", "--output-dir",
+                                              (dir / "merged").string(), "--submissions", submissions.string()},
+                                             std::chrono::minutes(1));
+    INFO(merged.output);
+    CHECK(merged.status.code == 1);
+    int late_shard = 0;
+    for (const auto& s : later.students)
+        if (s.name == "late") late_shard = grading::shard_of_student(s, 2);
+    CHECK(merged.output.find("1 of the 6 students of " + submissions.string() +
+                             " are in no shard's results: late (shard " + std::to_string(late_shard) + "/2)") !=
+          std::string::npos);
+    const json class_results = read_json(dir / "merged" / "results.json");
+    check_schema(json::parse(std::ifstream(GRADER_CLASS_SCHEMA_FILE)), class_results, dir / "merged" / "results.json");
+    std::map<std::string, std::string> status;
+    for (const auto& s : class_results.at("students")) status[s.at("name")] = s.at("status");
+    CHECK(status.size() == 6);
+    CHECK(status["late"] == "not_graded");
+    CHECK(status["b"] == "passed");
     fs::remove_all(dir);
 }
 
@@ -507,5 +563,85 @@ TEST_CASE("near-identical kernels in a class: a renamed copy listed for review, 
                           (folder / file).string());
         }
     }
+    fs::remove_all(dir);
+}
+
+// What an instructor does to OUT and to the submissions between runs (issue 21): each rerun grades
+// exactly who it must and says why.
+TEST_CASE(
+    "between runs: the submissions moved, results edited or broken by hand, a student withdrawn, "
+    "another grade class holding a student")
+{
+    const fs::path dir = fresh_dir("between_runs");
+    const fs::path submissions = make_class(
+        dir, {{"a", "// FAKE_RUNNER: correct"}, {"b", "// FAKE_RUNNER: correct"}, {"c", "// FAKE_RUNNER: unwritten"}});
+    const fs::path out = dir / "out";
+    const fs::path rubric = dir / "rubric.json";
+    std::ofstream(rubric) << R"({"correctness_points": 8, "speed_points": 2})";
+    const std::vector<std::string> options = {"--case", "n=1025/int", "--rubric", rubric.string()};
+    grade_class(submissions, out, options);
+    const FileStamp a_record = stamp(out / "students" / "a" / "record.json");
+
+    // The submissions moved (another path, another mount): the same folders, nobody graded again.
+    const fs::path moved = dir / "moved";
+    fs::rename(submissions, moved);
+    auto run = grade_class(moved, out, options);
+    INFO(run.output);
+    CHECK(run.output.find("3 already graded, 0 to grade") != std::string::npos);
+    CHECK(stamp(out / "students" / "a" / "record.json") == a_record);
+    CHECK(run.output.find("other grading options") == std::string::npos);
+
+    // The rubric changed since (fixed after a first run was stopped): who keeps the old one's points is said.
+    std::ofstream(rubric) << R"({"correctness_points": 6, "speed_points": 4})";
+    run = grade_class(moved, out, options);
+    CHECK(run.output.find("3 student(s) graded before with other grading options or another rubric keep those "
+                          "results: a, b, c") != std::string::npos);
+    std::vector<std::string> jobs_only = options;  // --jobs changes no points
+    jobs_only.insert(jobs_only.end(), {"--jobs", "3"});
+    std::ofstream(rubric) << R"({"correctness_points": 8, "speed_points": 2})";
+    run = grade_class(moved, out, jobs_only);
+    CHECK(run.output.find("other grading options") == std::string::npos);
+
+    // a's points changed by hand: kept, in the class's files. b's results.json broken by hand: b is
+    // graded again, the broken file kept in previous/1/, and the console says so.
+    json a = read_json(out / "students" / "a" / "results.json");
+    a["points"] = 5.5;
+    a["exercises"][0]["points"] = 5.5;
+    std::ofstream(out / "students" / "a" / "results.json") << a.dump();
+    std::ofstream(out / "students" / "b" / "results.json") << "{\"exercises\": [";
+    run = grade_class(moved, out, options);
+    INFO(run.output);
+    CHECK(run.output.find("b/results.json is not grade's results (edited by hand?): graded again") !=
+          std::string::npos);
+    CHECK(run.output.find("2 already graded, 1 to grade") != std::string::npos);
+    CHECK(read_text(out / "students" / "b" / "previous" / "1" / "results.json") == "{\"exercises\": [");
+    CHECK(read_json(out / "students" / "b" / "results.json").at("points") == 8);
+    CHECK(csv_without_run_columns(out / "class.csv").at(1) == "a,5.5,5.5,10,passed");
+
+    // c withdrawn: left out of the class's files, said, its folder kept.
+    fs::remove_all(moved / "c");
+    run = grade_class(moved, out, options);
+    INFO(run.output);
+    CHECK(run.output.find("not students of " + moved.string() + " any more, left out of the class's files: c") !=
+          std::string::npos);
+    CHECK(csv_without_run_columns(out / "class.csv").size() == 3);  // the header, a and b
+    CHECK(fs::is_regular_file(out / "students" / "c" / "results.json"));
+
+    // Another grade class on this OUT holds b (its lock): this one leaves b to it and says so.
+    fs::remove(out / "students" / "b" / "results.json");
+    {
+        const int fd = ::open((out / "students" / "b" / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        REQUIRE(fd >= 0);
+        REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+        run = grade_class(moved, out, options);
+        ::close(fd);
+    }
+    INFO(run.output);
+    CHECK(run.status.code == 1);
+    CHECK(run.output.find("b is being graded by another grade class; left to it") != std::string::npos);
+    CHECK(!fs::exists(out / "students" / "b" / "results.json"));
+    run = grade_class(moved, out, options);
+    CHECK(run.output.find("1 already graded, 1 to grade") != std::string::npos);
+    CHECK(fs::exists(out / "students" / "b" / "results.json"));
     fs::remove_all(dir);
 }

@@ -2,7 +2,8 @@
 # grading/integrations/slurm/ on a real Slurm: a one-node cluster started here (munged, slurmctld and
 # slurmd of Debian's slurm-wlm and munge, on ports and files of its own, nothing of the machine's own
 # configuration used), submit.sh's job array of two tasks grading a class of five with the fake
-# toolchain (no GPU asked for), and the merge job after it; then the class's files are checked.
+# toolchain (no GPU asked for), and the merge job after it; then the class's files are checked; then a
+# late submission and the array again: only that student is graded, by the task of their shard.
 # Needs root (the daemons) and the packages: otherwise it says why and exits 77 (skipped).
 #
 #   test_class_slurm.sh GRADE FAKE_NVCC FAKE_RUNNER SUBMIT_SH
@@ -118,11 +119,42 @@ rows=$(($(wc -l < "$out/class.csv") - 1))
 for s in alice bob carol dave erin; do
   [ -f "$out/students/$s/results.json" ] || fail "$s was not graded"
 done
-grep -q '"shard": "0/2"' "$out/students/alice/record.json" || fail "alice was not graded by task 0"
-grep -q '"shard": "1/2"' "$out/students/bob/record.json" || fail "bob was not graded by task 1"
+# Each student by the task of their shard: the first 8 bytes of the SHA-256 of the folder's name, mod
+# N (the README's recipe, computed here in the shell: alice, dave and erin in 1/2, bob and carol in 0/2).
+for s in alice bob carol dave erin; do
+  h=$(printf %s "$s" | sha256sum | cut -c1-16)
+  shard=$(( ((0x${h:0:8} % 2) * (4294967296 % 2) + 0x${h:8:8} % 2) % 2 ))
+  grep -q "\"shard\": \"$shard/2\"" "$out/students/$s/record.json" || fail "$s was not graded by task $shard"
+done
 grep -q '^alice,8,8,10,passed,' "$out/class.csv" || fail "alice's row: $(grep alice "$out/class.csv")"
 grep -q '^erin,0,0,10,failed,' "$out/class.csv" || fail "erin's row: $(grep erin "$out/class.csv")"
 ls "$out"/grade-class-*_0.log "$out"/grade-class-*_1.log "$out"/grade-class-merge-*.log > /dev/null ||
   fail "the tasks' logs are missing"
 echo "the job array graded 5 students in 2 tasks and the merge job wrote the class's results:"
+cat "$out/class.csv"
+
+# A late submission, and the same array submitted again: frank is graded by his shard's task, nobody
+# else is graded again (their shards did not move), and the class has six rows.
+for s in alice bob carol dave erin; do cp "$out/students/$s/record.json" "$work/$s.record.json"; done
+mkdir -p "$subs/frank"
+echo '// FAKE_RUNNER: correct' > "$subs/frank/scan_kogge_stone.cu"
+GRADE=$grade GPUS_PER_TASK=0 SBATCH_EXTRA="--cpus-per-task=1" "$submit" --tasks 2 --submissions "$subs" \
+  --output-dir "$out" -- --nvcc "$fake_nvcc" --reference-runner "$fake_runner" --exercise scan_kogge_stone \
+  --case n=1025/int --per-gpu 2 "${sandbox[@]}" > "$work/submit2.log" 2>&1 || fail "submit.sh failed: $(cat "$work/submit2.log")"
+done=no
+for k in $(seq 600); do
+  if [ -z "$(squeue -h -o %i 2> /dev/null)" ]; then done=yes; break; fi
+  sleep 0.5
+done
+[ $done = yes ] || fail "the second jobs did not finish in 5 minutes: $(squeue 2>&1)"
+rows=$(($(wc -l < "$out/class.csv") - 1))
+[ "$rows" = 6 ] || fail "after the late submission class.csv has $rows rows, not 6: $(cat "$out/class.csv")"
+grep -q '^frank,8,8,10,passed,' "$out/class.csv" || fail "frank's row: $(grep frank "$out/class.csv")"
+for s in alice bob carol dave erin; do
+  cmp -s "$out/students/$s/record.json" "$work/$s.record.json" || fail "$s was graded again after frank came"
+done
+h=$(printf %s frank | sha256sum | cut -c1-16)
+shard=$(( ((0x${h:0:8} % 2) * (4294967296 % 2) + 0x${h:8:8} % 2) % 2 ))
+grep -q "\"shard\": \"$shard/2\"" "$out/students/frank/record.json" || fail "frank was not graded by task $shard"
+echo "the late submission was graded by task $shard alone:"
 cat "$out/class.csv"

@@ -5,7 +5,10 @@
 #include <clocale>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -95,6 +98,14 @@ grading::CommandLine parse(std::vector<std::string> args)
     return grading::parse_command_line(args, grading::GradeOptions{});
 }
 
+// A roster's students, by folder, -> their shard of `count`.
+std::map<std::string, int> shards_of(const grading::Roster& roster, int count)
+{
+    std::map<std::string, int> shards;
+    for (const auto& s : roster.students) shards[s.source] = grading::shard_of_student(s, count);
+    return shards;
+}
+
 }  // namespace
 
 TEST_CASE("student names are clean file names, never . or .., hidden, an option or a formula")
@@ -133,7 +144,8 @@ TEST_CASE("a plain folder: one student per folder; files, links and hidden entri
     for (const auto& s : roster.students) CHECK(fs::path(s.source).is_absolute());
     CHECK(roster.students[1].source == (dir / "a_b").string());
     CHECK(roster.students[2].source == (dir / "a b").string());
-    CHECK(roster.notes.size() == 2);  // the file and the link
+    // The file and the link skipped; "Alice!" and "a b" named otherwise than their folders.
+    CHECK(roster.notes.size() == 4);
     fs::remove_all(dir);
 }
 
@@ -174,7 +186,7 @@ submission_103:
     CHECK(pair.submitters[0].name == "<img src=x onerror=alert(1)>");
     CHECK(pair.submitters[1].email == "two@uni.edu");
     CHECK(roster.students[2].submitters[0].sid == "100");
-    CHECK(roster.notes.size() == 1);  // submission_104 is not in the metadata
+    CHECK(roster.notes.size() == 2);  // submission_104 is not in the metadata; "../../Name Only" cleaned
     fs::remove_all(dir);
 }
 
@@ -206,17 +218,77 @@ TEST_CASE("no student folder, or no folder at all, is a clear error")
     fs::remove_all(dir);
 }
 
-TEST_CASE("shards: every student in exactly one, the same every time")
+TEST_CASE("shards: the first 8 bytes of the SHA-256 of the folder's name, mod N")
+{
+    // SHA-256 of "" and "abc" (FIPS 180-4's example), their first 8 bytes.
+    CHECK(grading::shard_hash("") == 0xe3b0c44298fc1c14ull);
+    CHECK(grading::shard_hash("abc") == 0xba7816bf8f01cfeaull);
+    // The key is the folder's name, not the student's name nor the rest of the path.
+    const grading::RosterEntry one{"alice", "/x/hw1-alice", {}}, other{"bob", "/y/z/hw1-alice", {}};
+    for (int n : {2, 3, 4, 7, 8})
+        CHECK(grading::shard_of_student(one, n) == static_cast<int>(grading::shard_hash("hw1-alice") % n));
+    CHECK(grading::shard_of_student(one, 8) == grading::shard_of_student(other, 8));
+    CHECK(grading::shard_of_student(one, 1) == 0);
+}
+
+TEST_CASE("shards: every student in exactly one; adding or removing a folder moves no other student")
+{
+    const fs::path dir = fresh_dir("shards");
+    // A GitHub Classroom clone whose names change when a folder comes: with only hw1-mona-lisa and
+    // hw1-mona-lisb the assignment prefix is "hw1-mona-"; hw1-bob makes it "hw1-".
+    std::vector<std::string> folders = {"hw1-mona-lisa", "hw1-mona-lisb"};
+    for (int k = 0; k < 23; ++k) folders.push_back("hw1-mona-student" + std::to_string(k));
+    for (const auto& f : folders) write_file(dir / f / "scan_kogge_stone.cu", "");
+    const grading::Roster before = grading::discover_roster(dir.string());
+    REQUIRE(before.students.size() == folders.size());
+    CHECK(before.students.front().name == "lisa");
+    for (int n : {1, 2, 3, 4, 8}) {
+        CAPTURE(n);
+        std::multiset<std::string> seen;
+        for (int i = 0; i < n; ++i)
+            for (const auto& s : grading::shard_of(before.students, i, n)) seen.insert(s.source);
+        CHECK(seen.size() == before.students.size());  // the union is the roster, each once
+        CHECK(std::set<std::string>(seen.begin(), seen.end()).size() == before.students.size());
+    }
+
+    write_file(dir / "hw1-bob" / "scan_kogge_stone.cu", "");  // a late submission
+    const grading::Roster added = grading::discover_roster(dir.string());
+    REQUIRE(added.students.size() == folders.size() + 1);
+    CHECK(added.students.front().name == "bob");  // the names changed (prefix "hw1-"): "mona-lisa"...
+    fs::remove_all(dir / "hw1-mona-student7");    // and a student withdrew
+    const grading::Roster removed = grading::discover_roster(dir.string());
+    for (int n : {2, 3, 4, 8}) {
+        CAPTURE(n);
+        const auto was = shards_of(before, n), now = shards_of(added, n), after = shards_of(removed, n);
+        for (const auto& [source, shard] : was) {
+            CAPTURE(source);
+            CHECK(now.at(source) == shard);
+            if (after.count(source)) CHECK(after.at(source) == shard);
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("shards: balanced on average over many folder names, also names that differ in one byte's high bits")
 {
     std::vector<grading::RosterEntry> students;
-    for (int k = 0; k < 11; ++k) students.push_back({"s" + std::to_string(10 + k), "", {}});
-    std::multiset<std::string> seen;
-    for (int i = 0; i < 3; ++i)
-        for (const auto& s : grading::shard_of(students, i, 3)) seen.insert(s.name);
-    CHECK(seen.size() == 11);
-    CHECK(std::set<std::string>(seen.begin(), seen.end()).size() == 11);
-    CHECK(grading::shard_of(students, 1, 3).front().name == "s11");
-    CHECK(grading::shard_of(students, 0, 1).size() == 11);
+    for (int k = 0; k < 4000; ++k) students.push_back({"s", "/c/student" + std::to_string(k), {}});
+    for (int n : {2, 4, 8, 5}) {
+        CAPTURE(n);
+        for (int i = 0; i < n; ++i) {
+            const double share = static_cast<double>(grading::shard_of(students, i, n).size()) / 4000.0;
+            CHECK(share > 0.8 / n);
+            CHECK(share < 1.2 / n);
+        }
+    }
+    // Folder names that differ only in the high bits of one byte (what FNV-1a would put in one shard of 2).
+    std::set<int> of_two, of_four;
+    for (const char c : std::string("acegikmoqsuwy")) {
+        of_two.insert(grading::shard_of_student({"s", std::string("/c/x") + c, {}}, 2));
+        of_four.insert(grading::shard_of_student({"s", std::string("/c/x") + c, {}}, 4));
+    }
+    CHECK(of_two.size() == 2);
+    CHECK(of_four.size() == 4);
 }
 
 TEST_CASE("GPUs: --gpus, the fake device, CUDA_VISIBLE_DEVICES, nvidia-smi -L, else CUDA's device 0")
@@ -313,6 +385,11 @@ TEST_CASE("grade class's command line: its options, the grading options checked 
     line = parse({"merge", "--output-dir", "out", "a", "b"});
     REQUIRE(line.class_merge);
     CHECK(line.class_merge->shard_dirs == std::vector<std::string>{"a", "b"});
+    CHECK(line.class_merge->submissions.empty());
+    line = parse({"merge", "--output-dir", "out", "--submissions", "subs", "a"});
+    REQUIRE(line.class_merge);
+    CHECK(line.class_merge->submissions == "subs");
+    CHECK(line.class_merge->shard_dirs == std::vector<std::string>{"a"});
 
     const auto refused = [&](std::vector<std::string> args, const std::string& says) {
         const auto result = parse(args);
@@ -456,4 +533,170 @@ TEST_CASE("clock_text")
     CHECK(grading::clock_text(0) == "0:00");
     CHECK(grading::clock_text(65.4) == "1:05");
     CHECK(grading::clock_text(3725) == "1:02:05");
+}
+
+namespace {
+
+// OUT/students/<name>/ as grade class leaves it: record.json and, when `points` is given, results.json.
+void graded_folder(const fs::path& out, const std::string& name, const std::string& source, const std::string& shard,
+                   std::optional<double> points)
+{
+    grading::StudentRecord record;
+    record.name = name;
+    record.source = source;
+    record.shard = shard;
+    record.started_at = "2026-01-01T00:00:00Z";
+    record.outcome = points ? "graded" : "not_graded";
+    write_file(out / "students" / name / "record.json", grading::to_json(record).dump());
+    if (points)
+        write_file(out / "students" / name / "results.json",
+                   grade_results(*points, {{"n=1/int", *points >= 10 ? "pass" : "wrong"}}).dump());
+}
+
+struct Merged {
+    int code;
+    std::string out, err;
+    json results;
+};
+
+Merged merge_class(const fs::path& out, const std::vector<std::string>& shards, const std::string& submissions = {})
+{
+    grading::ClassMergeCommand command;
+    command.output_dir = out.string();
+    command.shard_dirs = shards;
+    command.submissions = submissions;
+    std::ostringstream console, errors;
+    Merged m{grading::run_class_merge(command, console, errors), console.str(), errors.str(), {}};
+    if (fs::exists(out / "results.json")) m.results = json::parse(std::ifstream(out / "results.json"));
+    return m;
+}
+
+std::map<std::string, std::string> statuses(const json& class_results)
+{
+    std::map<std::string, std::string> status;
+    for (const auto& s : class_results.at("students")) status[s.at("name")] = s.at("status");
+    return status;
+}
+
+}  // namespace
+
+TEST_CASE("merge: a student graded in two shards is kept once, and the merge says which it kept")
+{
+    const fs::path dir = fresh_dir("merge_twice");
+    graded_folder(dir / "s0", "alice", "/c/alice", "0/2", 10);
+    graded_folder(dir / "s0", "bob", "/c/bob", "0/2", 10);
+    graded_folder(dir / "s1", "alice", "/c/alice", "1/2", 4);  // graded again elsewhere, other points
+    graded_folder(dir / "s1", "carol", "/c/carol", "1/2", 10);
+    Merged m = merge_class(dir / "out", {(dir / "s0").string(), (dir / "s1").string()});
+    INFO(m.out << m.err);
+    CHECK(m.code == grading::exit_graded_with_failures);
+    CHECK(m.err.find("alice was graded twice: kept " + (dir / "out" / "students" / "alice").string() +
+                     " (shard 0/2, started 2026-01-01T00:00:00Z, 10 points), left out " +
+                     (dir / "s1" / "students" / "alice").string() + " (shard 1/2") != std::string::npos);
+    CHECK(statuses(m.results) ==
+          std::map<std::string, std::string>{{"alice", "passed"}, {"bob", "passed"}, {"carol", "passed"}});
+    CHECK(m.results.at("students").size() == 3);
+    CHECK(grading::validate_json_schema(schema(), m.results).empty());
+
+    // The same merge again: what it copied is no duplicate.
+    m = merge_class(dir / "out", {(dir / "s0").string()});
+    CHECK(m.err.empty());
+    CHECK(m.code == grading::exit_success);
+
+    // A copy made by hand beside a student, a link, a name no roster gives: none is a student.
+    graded_folder(dir / "out", "alice (copy)", "/c/alice", "0/2", 10);
+    graded_folder(dir / "out", "=HYPERLINK(1)", "/c/x", "0/2", 10);
+    fs::create_directory_symlink(dir / "out" / "students" / "alice", dir / "out" / "students" / "zed");
+    m = merge_class(dir / "out", {});
+    INFO(m.out << m.err);
+    CHECK(m.out.find("not students' folders, left out: =HYPERLINK(1), alice (copy), zed") != std::string::npos);
+    CHECK(m.results.at("students").size() == 3);
+    CHECK(grading::validate_json_schema(schema(), m.results).empty());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("merge --submissions: roster students in no shard named with their shard, removed students left out")
+{
+    const fs::path dir = fresh_dir("merge_roster");
+    const fs::path subs = dir / "subs";
+    for (const char* s : {"alice", "bob", "carol", "dave"}) write_file(subs / s / "scan_kogge_stone.cu", "");
+    const grading::Roster roster = grading::discover_roster(subs.string());
+    const fs::path out = dir / "out";
+    std::string missing;
+    for (const auto& s : roster.students) {
+        const std::string shard = std::to_string(grading::shard_of_student(s, 2)) + "/2";
+        if (s.name == "carol" || s.name == "dave")
+            missing += (missing.empty() ? "" : ", ") + s.name + " (shard " + shard + ")";
+        else
+            graded_folder(out, s.name, s.source, shard, 10);
+    }
+    graded_folder(out, "zed", "/old/zed", "1/2", 10);  // a student removed since
+    // A folder under a roster name that holds another folder's results (a name that moved).
+    graded_folder(out, "dave", (subs / "dave!").string(), "0/2", 10);
+
+    Merged m = merge_class(out, {}, subs.string());
+    INFO(m.out << m.err);
+    CHECK(m.code == grading::exit_graded_with_failures);
+    CHECK(m.err.find("2 of the 4 students of " + subs.string() + " are in no shard's results: " + missing) !=
+          std::string::npos);
+    CHECK(m.err.find("dave in " + (out / "students").string() + " holds the results of " + (subs / "dave!").string()) !=
+          std::string::npos);
+    CHECK(m.out.find("left out of the class, not students of " + subs.string() + ": zed") != std::string::npos);
+    CHECK(statuses(m.results) ==
+          std::map<std::string, std::string>{
+              {"alice", "passed"}, {"bob", "passed"}, {"carol", "not_graded"}, {"dave", "not_graded"}});
+    for (const auto& s : m.results.at("students"))
+        if (s.at("name") == "carol")
+            CHECK(s.at("message").get<std::string>().find("graded by no shard (its shard: ") == 0);
+    CHECK(grading::validate_json_schema(schema(), m.results).empty());
+    CHECK(fs::is_directory(out / "students" / "zed"));  // kept, only left out of the class's files
+
+    // Without --submissions the merge cannot know the roster: it counts each shard's students.
+    fs::remove_all(out / "students" / "zed");
+    fs::remove_all(out / "students" / "dave");
+    std::vector<std::string> graded;
+    for (const auto& s : roster.students)
+        if (s.name == "alice" || s.name == "bob") graded.push_back(std::to_string(grading::shard_of_student(s, 2)));
+    m = merge_class(out, {});
+    INFO(m.out << m.err);
+    CHECK(m.out.find("grade class merge: 2 students (shard ") != std::string::npos);
+    if (graded[0] == graded[1])
+        CHECK(m.out.find("no student of shard " + std::to_string(1 - std::stoi(graded[0])) + "/2") !=
+              std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("merge without --submissions: one folder graded under two names is said")
+{
+    const fs::path dir = fresh_dir("merge_two_names");
+    graded_folder(dir, "lisa", "/c/hw1-mona-lisa", "0/2", 10);
+    graded_folder(dir, "mona-lisa", "/c/hw1-mona-lisa", "0/2", 10);
+    graded_folder(dir, "bob", "/c/hw1-bob", "1/2", 10);
+    const Merged m = merge_class(dir, {});
+    INFO(m.out << m.err);
+    CHECK(m.code == grading::exit_graded_with_failures);
+    CHECK(m.err.find("the folder /c/hw1-mona-lisa was graded as lisa, mona-lisa") != std::string::npos);
+    CHECK(m.err.find("different sets of grading options") == std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("merge: students graded with different options or rubrics (record.json's grading) are said")
+{
+    const fs::path dir = fresh_dir("merge_options");
+    graded_folder(dir, "alice", "/c/alice", "0/2", 10);
+    graded_folder(dir, "bob", "/c/bob", "1/2", 10);
+    Merged m = merge_class(dir, {});
+    CHECK(m.code == grading::exit_success);
+    for (const auto& [name, digest] :
+         {std::pair<std::string, std::string>{"alice", "00000000000000aa"}, {"bob", "00000000000000bb"}}) {
+        json record = json::parse(std::ifstream(dir / "students" / name / "record.json"));
+        record["grading"] = digest;
+        std::ofstream(dir / "students" / name / "record.json") << record.dump();
+    }
+    m = merge_class(dir, {});
+    INFO(m.out << m.err);
+    CHECK(m.code == grading::exit_graded_with_failures);
+    CHECK(m.err.find("graded with 2 different sets of grading options or rubrics (record.json's \"grading\"):\n  "
+                     "00000000000000aa: 1 (alice)\n  00000000000000bb: 1 (bob)") != std::string::npos);
+    fs::remove_all(dir);
 }
