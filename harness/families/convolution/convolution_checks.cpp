@@ -4,6 +4,7 @@
 // instead of zero, rows and columns swapped, a mask other than the case's (another case's, left in
 // __constant__ memory by a copy made only once, or zeros).
 #include <algorithm>
+#include <type_traits>
 #include <atomic>
 #include <cmath>
 #include <optional>
@@ -324,24 +325,38 @@ Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
     e.value.resize(static_cast<std::size_t>(c.n));
     const bool exact = c.data == DataKind::integers;
     if (!exact) e.tolerance.resize(static_cast<std::size_t>(c.n));
-    for_each_output(height, width, mask_rows * w, [&](std::int64_t y, std::int64_t x) {
+    const float* in = inputs.in_f32.data();
+    const float* mask = inputs.mask.data();
+    // The taps inside the array only, in the same order as one loop over all of them that skips
+    // the ghosts (so the same sums, bit for bit), without a test in the innermost loop: the golden
+    // result of the 2D cases was most of a grading's checking time.
+    auto output = [&](auto with_tolerance, std::int64_t y, std::int64_t x) {
+        const int j_first = two_d ? static_cast<int>(std::max<std::int64_t>(0, r - y)) : 0;
+        const int j_last = two_d ? static_cast<int>(std::min<std::int64_t>(mask_rows, height - y + r)) : 1;
+        const int k_first = static_cast<int>(std::max<std::int64_t>(0, r - x));
+        const int k_last = static_cast<int>(std::min<std::int64_t>(w, width - x + r));
         double sum = 0, abs_sum = 0;
-        for (int j = 0; j < mask_rows; ++j) {
+        for (int j = j_first; j < j_last; ++j) {
             const std::int64_t yy = two_d ? y - r + j : 0;
-            if (yy < 0 || yy >= height) continue;
-            for (int k = 0; k < w; ++k) {
-                const std::int64_t xx = x - r + k;
-                if (xx < 0 || xx >= width) continue;
-                const double term = static_cast<double>(inputs.mask[static_cast<std::size_t>(j * w + k)]) *
-                                    inputs.in_f32[static_cast<std::size_t>(yy * width + xx)];
+            const float* row = in + yy * width + (x - r);
+            const float* taps = mask + j * w;
+            for (int k = k_first; k < k_last; ++k) {
+                const double term = static_cast<double>(taps[k]) * row[k];
                 sum += term;
-                abs_sum += std::fabs(term);
+                if constexpr (decltype(with_tolerance)::value) abs_sum += std::fabs(term);
             }
         }
         const auto i = static_cast<std::size_t>(y * width + x);
         e.value[i] = sum;
-        if (!exact) e.tolerance[i] = float_sum_tolerance(std::int64_t{mask_rows} * w, abs_sum);
-    });
+        if constexpr (decltype(with_tolerance)::value)
+            e.tolerance[i] = float_sum_tolerance(std::int64_t{mask_rows} * w, abs_sum);
+    };
+    if (exact)
+        for_each_output(height, width, mask_rows * w,
+                        [&](std::int64_t y, std::int64_t x) { output(std::false_type{}, y, x); });
+    else
+        for_each_output(height, width, mask_rows * w,
+                        [&](std::int64_t y, std::int64_t x) { output(std::true_type{}, y, x); });
     return e;
 }
 

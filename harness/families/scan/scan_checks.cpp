@@ -126,8 +126,11 @@ Expected scan_golden(const Case& c, const UninitializedVector<float>& in, std::i
     if (!exact) e.tolerance.resize(in.size());
     // The scan of in[begin, end) in one sequential pass, from these running sums at `begin`.
     auto scan_range = [&](std::int64_t begin, std::int64_t end, double sum, double abs_sum) {
-        for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
-            const std::int64_t position = section > 0 ? static_cast<std::int64_t>(i) % section : i;  // in its section
+        // Its position in its section, counted rather than divided (a 64-bit % an element was most
+        // of this loop's time); chunks start at a section's start where there are sections.
+        std::int64_t position = section > 0 ? begin % section : begin;
+        for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i, ++position) {
+            if (section > 0 && position == section) position = 0;
             if (section > 0 && position == 0) sum = abs_sum = 0;
             sum += in[i];
             abs_sum += std::fabs(in[i]);
