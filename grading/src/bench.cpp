@@ -99,7 +99,8 @@ std::string cuda_version(int version)
 
 std::string size_cell(const json& row)
 {
-    const int height = row.value("height", 0), width = row.value("width", 0);
+    const json shape = row.value("shape", json::object());  // as the family writes it: an image's has height and width
+    const int height = shape.value("height", 0), width = shape.value("width", 0);
     if (height > 0) return grouped(height) + " \u00d7 " + grouped(width);
     return grouped(row.at("n").get<long long>());
 }

@@ -120,7 +120,7 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
     // Visible cases first, then the hidden ones, which the supervisor gives runners of their own.
     for (const bool hidden : {false, true})
         for (const auto& c : cases)
-            if (c.hidden == hidden) request.cases.push_back({c.index, c.n, c.timed, harness::case_spec(c), c.hidden});
+            if (c.hidden == hidden) request.cases.push_back({c.index, c.n, c.timed, harness::case_spec(exercise, c), c.hidden});
     request.gpu_lock = environment.gpu_lock;
     return request;
 }

@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -95,47 +96,49 @@ struct Span {
     std::string text() const { return std::to_string(lo) + " to " + std::to_string(hi); }
 };
 
-// An extra case of the rubric, checked against what the exercise's own cases are: sizes within
-// the range its cases span, a mask width and a data kind its cases use. Returns the problem, or
-// empty with `c` filled.
+// An extra case of the rubric, checked against what the exercise's own cases are: its shape one
+// of its family's (ExerciseFamily::read_shape), each field of it within the range its cases span
+// or, for a field its family names among its shape_choices (a mask_width), a value they use, its
+// size within theirs, a data kind its cases use. Returns the problem, or empty with `c` filled.
 std::string extra_case(const harness::Exercise& exercise, const nlohmann::json& j, harness::Case& c)
 {
-    Span n, height, width;
-    std::set<int> mask_widths;
+    const harness::ExerciseFamily& family = harness::family_of(exercise);
+    const std::vector<std::string> choices = family.shape_choices();
+    Span n;
+    std::map<std::string, Span> spans;
+    std::map<std::string, std::set<std::int64_t>> used;
     std::set<std::string> kinds;
     for (const auto& own : harness::cases_for(exercise)) {
         n.add(own.n);
-        if (own.height > 0) height.add(own.height), width.add(own.width);
-        if (own.mask_width > 0) mask_widths.insert(own.mask_width);
+        const nlohmann::json own_shape = family.shape_json(own);
+        for (const auto& field : own_shape.items()) {
+            spans[field.key()].add(field.value().get<std::int64_t>());
+            used[field.key()].insert(field.value().get<std::int64_t>());
+        }
         kinds.insert(harness::data_kind_name(own.data));
     }
-    const bool two_d = height.hi > 0, convolution = !mask_widths.empty();
-    if (two_d) {
-        if (!j.contains("height") || !j.contains("width") || j.contains("n"))
-            return "a case of " + exercise.name + " is an image: give height and width, not n";
-        c.height = j.at("height").get<int>(), c.width = j.at("width").get<int>();
-        if (!height.holds(c.height) || !width.holds(c.width))
-            return "height " + std::to_string(c.height) + " and width " + std::to_string(c.width) +
-                   ": outside the exercise's own cases (height " + height.text() + ", width " + width.text() + ")";
-        c.n = std::int64_t{c.height} * c.width;
-    } else {
-        if (!j.contains("n") || j.contains("height") || j.contains("width"))
-            return "a case of " + exercise.name + " is an array: give n, not height and width";
-        c.n = j.at("n").get<std::int64_t>();
+    nlohmann::json shape = j;
+    shape.erase("data");
+    try {
+        family.read_shape(shape, c);
+    } catch (const std::exception& e) {
+        return "a case of " + exercise.name + ": " + e.what();
+    }
+    for (const auto& field : shape.items()) {
+        const std::string& name = field.key();
+        const std::int64_t value = field.value().get<std::int64_t>();
+        if (std::find(choices.begin(), choices.end(), name) != choices.end()) {
+            if (used[name].count(value)) continue;
+            std::string values;
+            for (std::int64_t v : used[name]) values += (values.empty() ? "" : ", ") + std::to_string(v);
+            return name + " " + std::to_string(value) + ": not one of the exercise's (" + values + ")";
+        }
+        if (!spans[name].holds(value))
+            return name + " " + std::to_string(value) + ": outside the exercise's own cases (" + name + " " +
+                   spans[name].text() + ")";
     }
     if (!n.holds(c.n))
         return "n = " + std::to_string(c.n) + ": outside the exercise's own cases (" + n.text() + " elements)";
-    if (convolution) {
-        if (!j.contains("mask_width")) return "a case of " + exercise.name + " needs a mask_width";
-        c.mask_width = j.at("mask_width").get<int>();
-        if (!mask_widths.count(c.mask_width)) {
-            std::string widths;
-            for (int w : mask_widths) widths += (widths.empty() ? "" : ", ") + std::to_string(w);
-            return "mask_width " + std::to_string(c.mask_width) + ": not one of the exercise's (" + widths + ")";
-        }
-    } else if (j.contains("mask_width")) {
-        return exercise.name + " has no mask: mask_width does not apply";
-    }
     const std::string data = j.value("data", std::string("integers"));
     if (!kinds.count(data)) {
         std::string names;

@@ -12,6 +12,7 @@
 #include "harness/baseline.hpp"
 #include "harness/check.hpp"
 #include "harness/data.hpp"
+#include "harness/family.hpp"
 #include "harness/poison.hpp"
 #include "harness/timed_data.hpp"
 #include "harness/timing/timing_model.hpp"
@@ -73,9 +74,7 @@ CaseResult describe_case(const harness::Exercise& exercise, const harness::Case&
     r.index = c.index;
     r.label = c.label;
     r.n = c.n;
-    r.height = c.height;
-    r.width = c.width;
-    r.mask_width = c.mask_width;
+    r.shape = harness::family_of(exercise).shape_json(c);
     r.data = harness::data_kind_name(c.data);
     r.seed = c.seed;
     r.timed = c.timed;

@@ -90,8 +90,7 @@ nlohmann::json case_json(const CaseResult& c)
                         {"findings", c.findings},
                         {"detail", c.detail},
                         {"reproduce", c.reproduce}};
-    if (c.height > 0) j["height"] = c.height, j["width"] = c.width;
-    if (c.mask_width > 0) j["mask_width"] = c.mask_width;
+    j["shape"] = c.shape;
     j["timing"] = c.timing ? timing_json(*c.timing) : nlohmann::json(nullptr);
     return j;
 }

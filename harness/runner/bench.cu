@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calibration.hpp"
+#include "convolution/convolution.hpp"
 #include "guarded_buffer.hpp"
 #include "harness/cases.hpp"
 #include "harness/cuda_check.hpp"
@@ -287,9 +288,10 @@ std::string verify(const BenchPlan& plan, const Case& c, const CaseInputs& input
         const auto* x = static_cast<const float*>(in);
         const auto* m = static_cast<const float*>(mask.get());
         auto* y = static_cast<float*>(expected.get());
-        const bool image = c.height > 0;  // else one row of n elements, and a mask of one row
-        direct_convolution<<<blocks, threads>>>(x, m, y, image ? c.height : 1, image ? c.width : static_cast<int>(c.n),
-                                                image ? c.mask_width : 1, c.mask_width);
+        const ConvolutionShape& s = shape_of<ConvolutionShape>(c);
+        const bool image = s.height > 0;  // else one row of n elements, and a mask of one row
+        direct_convolution<<<blocks, threads>>>(x, m, y, image ? s.height : 1, image ? s.width : static_cast<int>(c.n),
+                                                image ? s.mask_width : 1, s.mask_width);
         CUDA_CHECK(cudaGetLastError());
         CUDA_CHECK(cudaDeviceSynchronize());  // before `mask` is freed
         against = "a direct convolution";
@@ -342,10 +344,7 @@ json measure_row(const Exercise& e, std::int64_t size, Stopwatch& stopwatch)
     args.out = out.data();
     args.scratch = scratch ? scratch->data() : nullptr;
     args.mask = inputs.mask.empty() ? nullptr : inputs.mask.data();
-    args.n = static_cast<int>(c.n);
-    args.height = c.height;
-    args.width = c.width;
-    args.mask_width = c.mask_width;
+    set_shape(args, c);
     const auto poison_output = [&out, &poison] { out.fill(poison.unwritten); };
 
     poison_output();
@@ -364,9 +363,7 @@ json measure_row(const Exercise& e, std::int64_t size, Stopwatch& stopwatch)
         {"family", family_name(e.family)},
         {"size", size},
         {"n", c.n},
-        {"height", c.height},
-        {"width", c.width},
-        {"mask_width", c.mask_width},
+        {"shape", family_of(e).shape_json(c)},
         {"bytes", bytes},
         {"verified", true},
         {"verified_against", verified_against},

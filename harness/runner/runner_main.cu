@@ -122,10 +122,7 @@ CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& i
     a.scratch = buffers.scratch ? buffers.scratch->data() : nullptr;
     buffers.mask = pinned_copy(inputs.mask);
     a.mask = buffers.mask.data.get();
-    a.n = static_cast<int>(c.n);
-    a.height = c.height;
-    a.width = c.width;
-    a.mask_width = c.mask_width;
+    set_shape(a, c);
     return buffers;
 }
 
@@ -277,7 +274,7 @@ struct TimedBatches {
 // How long the grader may take to pass the allocation's descriptor after map_timing.
 constexpr std::chrono::seconds descriptor_wait{30};
 
-TimedBatches map_timing(const Message& command)
+TimedBatches map_timing(const Exercise& exercise, const Message& command)
 {
     TimedBatches timed;
     timed.layout = layout_from_json(command.meta.at("layout"));
@@ -285,10 +282,9 @@ TimedBatches map_timing(const Message& command)
     const nlohmann::json& args = command.meta.at("args");
     timed.mask = pinned_copy(args.at("mask").get<std::vector<float>>());
     timed.args.mask = timed.mask.data.get();
-    timed.args.n = args.at("n").get<int>();
-    timed.args.height = args.at("height").get<int>();
-    timed.args.width = args.at("width").get<int>();
-    timed.args.mask_width = args.at("mask_width").get<int>();
+    Case shaped;
+    family_of(exercise).read_shape(args.at("shape"), shaped);
+    set_shape(timed.args, shaped);
     const int descriptor = receive_descriptor(child_handles_fd, std::chrono::steady_clock::now() + descriptor_wait);
     if (descriptor < 0) throw std::runtime_error("no timing buffers arrived on the handles socket");
     timed.memory = std::make_unique<MappedAllocation>(descriptor, timed.layout.bytes);
@@ -300,11 +296,12 @@ __global__ void empty_kernel() {}
 // The launcher once per repetition, in order, each call synchronized and checked (CONTRACT.md);
 // without `launch`, an empty kernel in its place, synchronized the same way: the grader's measure
 // of what a batch costs besides the launcher's work (on the reference, alone), the switches of the
-// GPU between this process and the timing server's included.
-void run_batch(const Exercise& exercise, const TimedBatches& timed, bool launch)
+// GPU between this process and the timing server's included. The batch's arguments are updated in
+// place: a copy of their shape (std::any) could allocate inside the timed window.
+void run_batch(const Exercise& exercise, TimedBatches& timed, bool launch)
 {
     char* base = timed.memory->data();
-    LauncherArgs args = timed.args;
+    LauncherArgs& args = timed.args;
     args.scratch = timed.layout.scratch >= 0 ? base + timed.layout.scratch : nullptr;
     for (const auto& rep : timed.layout.reps) {
         args.in = base + rep.in;
@@ -329,7 +326,7 @@ void load(const Exercise& exercise, const std::vector<Case>& cases, const Messag
         throw std::invalid_argument("no such case");
     current = CurrentCase{};
     case_index = index;
-    current.c = spec != command.meta.end() ? case_from_spec(*spec, index) : cases[static_cast<std::size_t>(index)];
+    current.c = spec != command.meta.end() ? case_from_spec(exercise, *spec, index) : cases[static_cast<std::size_t>(index)];
     phase = "setup";
     current.inputs = make_inputs(exercise, *current.c);
 }
@@ -381,7 +378,7 @@ bool answer(ChannelWriter& channel, const Exercise& exercise, const std::vector<
         case MessageType::map_timing:
             phase = "timing";
             timed.reset();
-            timed = map_timing(command);
+            timed = map_timing(exercise, command);
             channel.send(MessageType::timing_mapped, nlohmann::json::object());
             return true;
         case MessageType::run_batch:

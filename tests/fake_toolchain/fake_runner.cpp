@@ -545,21 +545,22 @@ void write_output(const BatchLayout& layout, char* base, std::size_t rep, const 
 
 // The fake launcher's arguments: its kernel does not need them, but a map_timing without them is
 // the grader's bug, which the real runner would throw on too.
-void check_launcher_args(const nlohmann::json& args)
+void check_launcher_args(const Exercise& exercise, const nlohmann::json& args)
 {
-    for (const char* field : {"n", "height", "width", "mask_width"}) args.at(field).get<int>();
+    Case shaped;
+    family_of(exercise).read_shape(args.at("shape"), shaped);
     args.at("mask").get<std::vector<float>>();
 }
 
 // How long the grader may take to pass the allocation's descriptor after map_timing.
 constexpr std::chrono::seconds descriptor_wait{30};
 
-TimedBatches map_timing(const Message& command)
+TimedBatches map_timing(const Exercise& exercise, const Message& command)
 {
     TimedBatches timed;
     timed.layout = layout_from_json(command.meta.at("layout"));
     if (!fits(timed.layout)) throw std::invalid_argument("a timing layout out of range");
-    check_launcher_args(command.meta.at("args"));
+    check_launcher_args(exercise, command.meta.at("args"));
     const Descriptor memory{receive_descriptor(child_handles_fd, Clock::now() + descriptor_wait)};
     if (memory.fd < 0) throw std::runtime_error("no timing buffers arrived on the handles socket");
     timed.memory = std::make_shared<SharedMapping>(memory.fd, fake_bytes(timed.layout));
@@ -631,7 +632,7 @@ Case case_of(Worker& w, const Message& command)
     if (spec == command.meta.end() && (index < 0 || index >= static_cast<int>(w.cases.size())))
         throw std::invalid_argument("no such case");
     w.case_index = index;
-    return spec != command.meta.end() ? case_from_spec(*spec, index) : w.cases[static_cast<std::size_t>(index)];
+    return spec != command.meta.end() ? case_from_spec(w.exercise, *spec, index) : w.cases[static_cast<std::size_t>(index)];
 }
 
 void load_case(Worker& w, const Message& command)
@@ -709,7 +710,7 @@ std::optional<int> answer(Worker& w, const Message& command)
         case MessageType::map_timing:
             w.phase = "timing";
             w.timed.reset();
-            w.timed = map_timing(command);
+            w.timed = map_timing(w.exercise, command);
             ++w.maps;
             w.channel.send(MessageType::timing_mapped, none);
             return std::nullopt;

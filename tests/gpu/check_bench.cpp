@@ -84,7 +84,8 @@ void check_row(const json& row)
         expect(row.at("cub").is_null() && row.at("fraction_of_cub").is_null(), name + ": no CUB column");
     }
     if (e.family == harness::Family::conv2d)
-        expect(row.at("height") == 1000 && row.at("width") == 1000, name + ": a 1000 x 1000 image");
+        expect(row.at("shape") == nlohmann::json{{"height", 1000}, {"width", 1000}, {"mask_width", 5}},
+               name + ": a 1000 x 1000 image, a 5 x 5 mask (" + row.at("shape").dump() + ")");
 }
 
 }  // namespace

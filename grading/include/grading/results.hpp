@@ -16,7 +16,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 10;
+constexpr int results_schema_version = 11;
 
 using harness::timing::SampleSummary;
 
@@ -62,7 +62,9 @@ struct CaseResult {
     int index = 0;
     std::string label;
     std::int64_t n = 0;
-    int height = 0, width = 0, mask_width = 0;
+    // The case's shape as its family writes it (harness::ExerciseFamily::shape_json): {"n"}, or a
+    // convolution's {"n", "mask_width"} or {"height", "width", "mask_width"}.
+    nlohmann::json shape = nlohmann::json::object();
     std::string data;
     std::uint64_t seed = 0;
     bool timed = false;

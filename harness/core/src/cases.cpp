@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "harness/family.hpp"
+
 namespace harness {
 
 const char* data_kind_name(DataKind kind)
@@ -25,29 +27,26 @@ std::optional<DataKind> data_kind_named(const std::string& name)
     return std::nullopt;
 }
 
-nlohmann::json case_spec(const Case& c)
+nlohmann::json case_spec(const Exercise& exercise, const Case& c)
 {
-    return {{"label", c.label},         {"n", c.n},           {"height", c.height},   {"width", c.width},
-            {"mask_width", c.mask_width}, {"data", data_kind_name(c.data)}, {"seed", hex64(c.seed)}, {"timed", c.timed}};
+    return {{"label", c.label},
+            {"shape", family_of(exercise).shape_json(c)},
+            {"data", data_kind_name(c.data)},
+            {"seed", hex64(c.seed)},
+            {"timed", c.timed}};
 }
 
-Case case_from_spec(const nlohmann::json& spec, int index)
+Case case_from_spec(const Exercise& exercise, const nlohmann::json& spec, int index)
 {
     if (!spec.is_object()) throw std::invalid_argument("a case spec that is not an object");
     Case c;
     c.index = index;
     c.label = spec.at("label").get<std::string>();
-    c.n = spec.at("n").get<std::int64_t>();
-    c.height = spec.at("height").get<int>();
-    c.width = spec.at("width").get<int>();
-    c.mask_width = spec.at("mask_width").get<int>();
+    family_of(exercise).read_shape(spec.at("shape"), c);
     const std::optional<DataKind> data = data_kind_named(spec.at("data").get<std::string>());
     c.timed = spec.at("timed").get<bool>();
     const std::string seed = spec.at("seed").get<std::string>();
-    // The launchers take n as an int (CONTRACT.md); a 2D case is its height times its width.
-    const bool shape_ok = c.n >= 1 && c.n <= 0x7fffffff && c.height >= 0 && c.width >= 0 && c.mask_width >= 0 &&
-                          c.mask_width <= 255 && (c.height == 0 || std::int64_t{c.height} * c.width == c.n);
-    if (!data || !shape_ok || seed.size() != 18 || seed.compare(0, 2, "0x") != 0 ||
+    if (!data || seed.size() != 18 || seed.compare(0, 2, "0x") != 0 ||
         seed.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
         throw std::invalid_argument("a case spec out of range");
     c.data = *data;

@@ -1,6 +1,9 @@
 // The one table from a family id to its implementation (harness/families.def).
 #include "harness/family.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace harness {
 
 #define FAMILY(ID) const ExerciseFamily& ID##_family();
@@ -78,6 +81,39 @@ std::string size_label(std::int64_t n, DataKind data)
 std::string ExerciseFamily::label(const Case& c) const
 {
     return size_label(c.n, c.data);
+}
+
+void ExerciseFamily::read_shape(const nlohmann::json& shape, Case& c) const
+{
+    require_shape_fields(shape, {"n"}, "an array");
+    c.n = shape_field(shape, "n", 1, max_case_elements);
+}
+
+void require_shape_fields(const nlohmann::json& shape, const std::vector<std::string>& fields, const std::string& kind)
+{
+    auto listed = [](const std::vector<std::string>& names) {
+        std::string text;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+        return text;
+    };
+    if (!shape.is_object()) throw std::invalid_argument(kind + " given by an object of " + listed(fields));
+    std::vector<std::string> others;
+    for (const auto& item : shape.items())
+        if (std::find(fields.begin(), fields.end(), item.key()) == fields.end()) others.push_back(item.key());
+    bool all = true;
+    for (const auto& field : fields) all = all && shape.contains(field);
+    if (!all || !others.empty())
+        throw std::invalid_argument(kind + " given by " + listed(fields) + (others.empty() ? "" : " (not " + listed(others) + ")"));
+}
+
+std::int64_t shape_field(const nlohmann::json& shape, const std::string& field, std::int64_t lo, std::int64_t hi)
+{
+    const nlohmann::json& value = shape.at(field);
+    if (!value.is_number_integer() || value.get<std::int64_t>() < lo || value.get<std::int64_t>() > hi)
+        throw std::invalid_argument(field + " " + value.dump() + ": not an integer from " + std::to_string(lo) +
+                                    " to " + std::to_string(hi));
+    return value.get<std::int64_t>();
 }
 
 std::string case_label(const Exercise& exercise, const Case& c)

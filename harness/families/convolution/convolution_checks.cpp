@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "convolution/convolution.hpp"
 #include "family_checks.hpp"
 
 namespace harness::detail {
@@ -37,9 +38,9 @@ void for_each_output(std::int64_t height, std::int64_t width, int taps, Fn fn)
 // The output a kernel with this mistake computes, in double.
 UninitializedVector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d, Variant variant)
 {
-    std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
     if (variant == Variant::swapped_dimensions) std::swap(height, width);
-    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2, rows = two_d ? w : 1;
     UninitializedVector<double> out(static_cast<std::size_t>(c.n));
     auto fetch = [&](std::int64_t y, std::int64_t x) -> double {
         if (variant == Variant::clamped_ghosts) {
@@ -73,8 +74,8 @@ UninitializedVector<double> convolve(const Case& c, const CaseInputs& inputs, bo
 template <typename Fn>
 void for_each_tap(const Case& c, const CaseInputs& inputs, bool two_d, std::int64_t y, std::int64_t x, Fn fn)
 {
-    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
-    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2, rows = two_d ? w : 1;
     for (int j = 0; j < rows; ++j) {
         const std::int64_t yy = two_d ? y - r + j : 0;
         for (int k = 0; k < w; ++k) {
@@ -91,7 +92,7 @@ void for_each_tap(const Case& c, const CaseInputs& inputs, bool two_d, std::int6
 bool output_matches_mask(const Case& c, const CaseInputs& inputs, bool two_d, const std::vector<float>& mask,
                          const ArrayComparison& cmp, std::int64_t i)
 {
-    const std::int64_t width = two_d ? c.width : c.n;
+    const std::int64_t width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
     double largest_weight = 0;
     for (float m : mask) largest_weight = std::max(largest_weight, static_cast<double>(std::fabs(m)));
     double sum = 0, abs_sum = 0, abs_inputs = 0;
@@ -143,8 +144,8 @@ bool solve(std::vector<double>& g, std::vector<double>& b, int size)
 std::optional<std::vector<float>> fitted_mask(const Case& c, const CaseInputs& inputs, bool two_d,
                                               const ArrayComparison& cmp)
 {
-    const std::int64_t width = two_d ? c.width : c.n;
-    const int taps = (two_d ? c.mask_width : 1) * c.mask_width;
+    const std::int64_t width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const int taps = (two_d ? shape_of<ConvolutionShape>(c).mask_width : 1) * shape_of<ConvolutionShape>(c).mask_width;
     const auto n = static_cast<std::int64_t>(cmp.marks.size());
     const std::int64_t step = std::max<std::int64_t>(1, n / std::max<std::int64_t>(8 * taps, 4096));
     std::vector<std::int64_t> sample;
@@ -252,7 +253,7 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
         return true;
     };
     if (same_from(0, used->size())) return false;  // this case's own mask: the errors are something else
-    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
+    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
     std::atomic<bool> all_match{true};
     for_each_output(height, width, static_cast<int>(used->size()), [&](std::int64_t y, std::int64_t x) {
         const std::int64_t i = y * width + x;
@@ -262,7 +263,7 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
     });
     if (!all_match) return false;
 
-    const int w = c.mask_width;
+    const int w = shape_of<ConvolutionShape>(c).mask_width;
     const bool zeros = std::all_of(used->begin(), used->end(), [](float m) { return m == 0.0f; });
     const bool first_row_only = two_d && !zeros && same_from(0, static_cast<std::size_t>(w));
     const std::vector<std::string> others =
@@ -318,8 +319,8 @@ bool near_tile_edges(std::int64_t coordinate, std::int64_t tile, int r)
 // Products and sums of float data in any order: gamma(terms) * sum |mask * in| (Higham 3.5).
 Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
 {
-    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
-    const int w = c.mask_width, r = w / 2;
+    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2;
     const int mask_rows = two_d ? w : 1;
     Expected e;
     e.value.resize(static_cast<std::size_t>(c.n));
@@ -363,8 +364,8 @@ Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
 // A direct convolution with zero ghosts, in float, as a CPU programmer would first write it.
 double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std::vector<float>& out)
 {
-    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
-    const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2, rows = two_d ? w : 1;
     for (std::int64_t y = 0; y < height; ++y)
         for (std::int64_t x = 0; x < width; ++x) {
             float sum = 0;
@@ -386,8 +387,8 @@ double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std
 void diagnose_conv(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs,
                    const Expected& expected, const ArrayComparison& cmp, Diagnosis& d)
 {
-    const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
-    const int r = c.mask_width / 2;
+    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const int r = shape_of<ConvolutionShape>(c).mask_width / 2;
 
     // Rows, columns, and whether the bad elements cluster at image borders or tile borders.
     std::vector<bool> bad_row(static_cast<std::size_t>(height)), bad_col(static_cast<std::size_t>(width));

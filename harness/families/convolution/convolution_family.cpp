@@ -1,6 +1,7 @@
 // Convolution cases and inputs (harness_core: the runner generates the same inputs as the grader).
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "convolution/convolution.hpp"
 #include "harness/family.hpp"
@@ -26,7 +27,7 @@ Vector conv_values(std::int64_t count, DataKind kind, std::uint64_t seed, std::u
 // Draws 0 to mask_width (2D: mask_width^2) - 1 of the case's stream.
 std::vector<float> conv_mask(const Case& c, bool two_d)
 {
-    const int w = c.mask_width;
+    const int w = shape_of<ConvolutionShape>(c).mask_width;
     auto mask = conv_values<std::vector<float>>(two_d ? w * w : w, c.data, c.seed, 0, 4);
     const float one = c.data == DataKind::integers ? 1.0f : 0.25f;
     // No zero entries: a zero weight would hide a wrong or missing input cell under it.
@@ -40,6 +41,9 @@ std::vector<float> conv_mask(const Case& c, bool two_d)
     }
     return mask;
 }
+
+// The widest mask a case spec may ask for (the exercises' own go to 31 in 1D, 15 in 2D).
+constexpr std::int64_t max_mask_width = 255;
 
 class ConvolutionFamily : public ExerciseFamily {
 public:
@@ -74,18 +78,47 @@ public:
     // "n=4099/mw=7/int" (1D), "70x45/mw=3/frac" (2D).
     std::string label(const Case& c) const override
     {
+        const ConvolutionShape& s = shape_of<ConvolutionShape>(c);
         const std::string shape =
-            two_d_ ? std::to_string(c.height) + "x" + std::to_string(c.width) : "n=" + std::to_string(c.n);
-        return shape + "/mw=" + std::to_string(c.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
+            two_d_ ? std::to_string(s.height) + "x" + std::to_string(s.width) : "n=" + std::to_string(c.n);
+        return shape + "/mw=" + std::to_string(s.mask_width) + "/" + (c.data == DataKind::integers ? "int" : "frac");
     }
+
+    // {"n", "mask_width"} (1D), {"height", "width", "mask_width"} (2D).
+    nlohmann::json shape_json(const Case& c) const override
+    {
+        const ConvolutionShape& s = shape_of<ConvolutionShape>(c);
+        if (two_d_) return {{"height", s.height}, {"width", s.width}, {"mask_width", s.mask_width}};
+        return {{"n", c.n}, {"mask_width", s.mask_width}};
+    }
+    void read_shape(const nlohmann::json& shape, Case& c) const override
+    {
+        ConvolutionShape s;
+        if (two_d_) {
+            require_shape_fields(shape, {"height", "width", "mask_width"}, "an image");
+            s.height = static_cast<int>(shape_field(shape, "height", 1, max_case_elements));
+            s.width = static_cast<int>(shape_field(shape, "width", 1, max_case_elements));
+            c.n = std::int64_t{s.height} * s.width;
+            if (c.n > max_case_elements)
+                throw std::invalid_argument("an image of " + std::to_string(c.n) + " pixels: more than an int counts");
+        } else {
+            require_shape_fields(shape, {"n", "mask_width"}, "an array");
+            c.n = shape_field(shape, "n", 1, max_case_elements);
+        }
+        s.mask_width = static_cast<int>(shape_field(shape, "mask_width", 1, max_mask_width));
+        c.shape = s;
+    }
+    std::vector<std::string> shape_choices() const override { return {"mask_width"}; }
 
     // An image keeps its width and loses rows.
     Case scaled_down(const Case& c, std::int64_t elements) const override
     {
         if (!two_d_) return ExerciseFamily::scaled_down(c, elements);
         Case small = c;
-        small.height = static_cast<int>(std::max<std::int64_t>(1, elements / c.width));
-        small.n = static_cast<std::int64_t>(small.height) * c.width;
+        ConvolutionShape s = shape_of<ConvolutionShape>(c);
+        s.height = static_cast<int>(std::max<std::int64_t>(1, elements / s.width));
+        small.n = static_cast<std::int64_t>(s.height) * s.width;
+        small.shape = s;
         return small;
     }
 
@@ -102,14 +135,16 @@ public:
     {
         Case c;
         c.n = size;
-        c.mask_width = two_d_ ? 5 : 7;
+        ConvolutionShape s;
+        s.mask_width = two_d_ ? 5 : 7;
         if (two_d_) {
             auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(size)));
             while (side * side < size) ++side;
             while (side > 1 && (side - 1) * (side - 1) >= size) --side;
-            c.height = c.width = static_cast<int>(side);
+            s.height = s.width = static_cast<int>(side);
             c.n = side * side;
         }
+        c.shape = s;
         return c;
     }
 
@@ -119,8 +154,10 @@ private:
     {
         Case c;
         c.n = height * width;
-        if (two_d_) c.height = static_cast<int>(height), c.width = static_cast<int>(width);
-        c.mask_width = mask_width;
+        ConvolutionShape s;
+        if (two_d_) s.height = static_cast<int>(height), s.width = static_cast<int>(width);
+        s.mask_width = mask_width;
+        c.shape = s;
         c.data = data;
         c.timed = timed;
         c.label = label(c);

@@ -18,7 +18,7 @@ BatchSpec batch_spec(const Exercise& exercise, const Case& c, int reps)
     spec.shape.scratch_elements = family.uses_scratch() ? c.n + 4096 : 0;
     spec.shape.f64 = family.element_type() == ElementType::f64;
     spec.shape.reps = reps;
-    spec.args = {{"n", c.n}, {"height", c.height}, {"width", c.width}, {"mask_width", c.mask_width}, {"mask", family.mask(c)}};
+    spec.args = {{"shape", family.shape_json(c)}, {"mask", family.mask(c)}};
     spec.values = family.timed_values();
     return spec;
 }

@@ -6,17 +6,26 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "harness/cases.hpp"
 #include "harness/data.hpp"
 #include "harness/exercise.hpp"
 #include "harness/family.hpp"
+#include "../../../harness/runner/launchers.hpp"  // the runner's LauncherArgs (plain C++)
+#include "convolution/convolution.hpp"
+#include "harness/launcher_signatures.hpp"
 #include "scan/scan.hpp"
 #include "support/thread_limit.hpp"
 
 using namespace harness;
 
 namespace {
+
+const ConvolutionShape& conv(const Case& c)
+{
+    return shape_of<ConvolutionShape>(c);
+}
 
 bool has_size(const std::vector<Case>& cases, std::int64_t n)
 {
@@ -49,6 +58,134 @@ TEST_CASE("launcher signatures are exactly CONTRACT.md's")
           "void conv1d_tiled(const float* in, const float* mask, float* out, int n, int mask_width)");
     CHECK(find_exercise("conv2d_tiled")->signature ==
           "void conv2d_tiled(const float* in, const float* mask, float* out, int height, int width, int mask_width)");
+}
+
+namespace {
+
+// Launchers of the contract's signatures that record what the runner's LAUNCHER_CALL passes them.
+struct Received {
+    const void* in = nullptr;
+    const float* mask = nullptr;
+    void* out = nullptr;
+    std::vector<int> numbers;
+    const void* scratch = nullptr;
+};
+Received received;
+LAUNCHER_SIGNATURE_section_scan(fake_section_scan)
+{
+    received = {in, nullptr, out, {n}, nullptr};
+}
+LAUNCHER_SIGNATURE_full_scan(fake_full_scan)
+{
+    received = {in, nullptr, out, {n}, scratch};
+}
+LAUNCHER_SIGNATURE_conv1d(fake_conv1d)
+{
+    received = {in, mask, out, {n, mask_width}, nullptr};
+}
+LAUNCHER_SIGNATURE_conv2d(fake_conv2d)
+{
+    received = {in, mask, out, {height, width, mask_width}, nullptr};
+}
+
+}  // namespace
+
+TEST_CASE("the runner's launcher calls pass each family's case shape in the contract's order")
+{
+    float in[4] = {}, out[4] = {}, scratch[4] = {};
+    const float mask[9] = {};
+    auto args_of = [&](const char* exercise, const char* label) {
+        const auto cases = cases_for(*find_exercise(exercise));
+        runner::LauncherArgs a;
+        a.in = in, a.out = out, a.mask = mask, a.scratch = scratch;
+        runner::set_shape(a, *find_case(cases, label));
+        return a;
+    };
+    const runner::LauncherArgs scan = args_of("scan_kogge_stone", "n=1025/int");
+    LAUNCHER_CALL_section_scan(fake_section_scan, scan);
+    CHECK(received.numbers == std::vector<int>{1025});
+    CHECK(received.in == in);
+    CHECK(received.out == out);
+    LAUNCHER_CALL_full_scan(fake_full_scan, scan);
+    CHECK(received.scratch == scratch);
+    LAUNCHER_CALL_conv1d(fake_conv1d, args_of("conv1d_tiled", "n=65537/mw=9/frac"));
+    CHECK(received.numbers == std::vector<int>{65537, 9});
+    CHECK(received.mask == mask);
+    LAUNCHER_CALL_conv2d(fake_conv2d, args_of("conv2d_tiled", "33x17/mw=7/int"));
+    CHECK(received.numbers == std::vector<int>{33, 17, 7});
+    CHECK(received.in == in);
+    CHECK(received.out == out);
+    // A convolution's call without a convolution's shape throws rather than passing zeros.
+    CHECK_THROWS_AS(LAUNCHER_CALL_conv2d(fake_conv2d, scan), std::bad_any_cast);
+}
+
+TEST_CASE("a case's shape: its family writes it, reads it back, and the case spec carries it")
+{
+    CHECK(family_of(*find_exercise("scan_brent_kung")).shape_json(*find_case(cases_for(*find_exercise("scan_brent_kung")), "n=1025/int")) ==
+          nlohmann::json{{"n", 1025}});
+    const auto conv1d = cases_for(*find_exercise("conv1d_tiled"));
+    CHECK(family_of(*find_exercise("conv1d_tiled")).shape_json(*find_case(conv1d, "n=65537/mw=9/frac")) ==
+          nlohmann::json{{"n", 65537}, {"mask_width", 9}});
+    const auto conv2d = cases_for(*find_exercise("conv2d_tiled"));
+    CHECK(family_of(*find_exercise("conv2d_tiled")).shape_json(*find_case(conv2d, "33x17/mw=7/int")) ==
+          nlohmann::json{{"height", 33}, {"width", 17}, {"mask_width", 7}});
+    // Every case of every exercise comes back the same from its shape and from its spec.
+    for (const auto& e : all_exercises())
+        for (const auto& own : cases_for(e)) {
+            CAPTURE(own.label);
+            Case shaped;
+            family_of(e).read_shape(family_of(e).shape_json(own), shaped);
+            CHECK(shaped.n == own.n);
+            CHECK(family_of(e).shape_json(shaped) == family_of(e).shape_json(own));
+            const Case sent = case_from_spec(e, case_spec(e, own), own.index);
+            CHECK(sent.label == own.label);
+            CHECK(case_label(e, sent) == own.label);
+            CHECK(sent.n == own.n);
+            CHECK(sent.seed == own.seed);
+            CHECK(sent.data == own.data);
+            CHECK(sent.timed == own.timed);
+            CHECK(sent.index == own.index);
+        }
+}
+
+TEST_CASE("a shape that is not its family's is refused, saying what the family's is")
+{
+    auto refusal = [](const char* exercise, const nlohmann::json& shape) -> std::string {
+        Case c;
+        try {
+            family_of(*find_exercise(exercise)).read_shape(shape, c);
+        } catch (const std::invalid_argument& e) {
+            return e.what();
+        }
+        return "accepted";
+    };
+    CHECK(refusal("scan_brent_kung", {{"n", 1}, {"height", 3}}) == "an array given by n (not height)");
+    CHECK(refusal("scan_brent_kung", nlohmann::json::object()) == "an array given by n");
+    CHECK(refusal("scan_brent_kung", {{"n", 0}}) == "n 0: not an integer from 1 to 2147483647");
+    CHECK(refusal("scan_brent_kung", {{"n", std::int64_t{1} << 31}}) == "n 2147483648: not an integer from 1 to 2147483647");
+    CHECK(refusal("scan_brent_kung", {{"n", "5"}}) == "n \"5\": not an integer from 1 to 2147483647");
+    CHECK(refusal("scan_brent_kung", nlohmann::json::array({5})) == "an array given by an object of n");
+    CHECK(refusal("reduce_unroll_last_warp", {{"n", 5}}) == "accepted");
+    CHECK(refusal("conv1d_tiled", {{"n", 5}}) == "an array given by n and mask_width");
+    CHECK(refusal("conv1d_tiled", {{"n", 5}, {"mask_width", 0}}) == "mask_width 0: not an integer from 1 to 255");
+    CHECK(refusal("conv2d_tiled", {{"n", 100}, {"mask_width", 5}}) ==
+          "an image given by height, width and mask_width (not n)");
+    CHECK(refusal("conv2d_tiled", {{"height", 70000}, {"width", 70000}, {"mask_width", 5}}) ==
+          "an image of 4900000000 pixels: more than an int counts");
+    CHECK(refusal("conv2d_tiled", {{"height", 7}, {"width", 3}, {"mask_width", 5}}) == "accepted");
+    Case image;
+    family_of(*find_exercise("conv2d_tiled")).read_shape({{"height", 7}, {"width", 3}, {"mask_width", 5}}, image);
+    CHECK(image.n == 21);
+    CHECK(conv(image).mask_width == 5);
+    // A spec without a shape, or with another family's, is not run.
+    const Exercise& brent_kung = *find_exercise("scan_brent_kung");
+    nlohmann::json spec = case_spec(brent_kung, cases_for(brent_kung).front());
+    CHECK_NOTHROW(case_from_spec(brent_kung, spec, 0));
+    spec["shape"] = {{"height", 7}, {"width", 3}, {"mask_width", 5}};
+    CHECK_THROWS_AS(case_from_spec(brent_kung, spec, 0), std::invalid_argument);
+    spec.erase("shape");
+    CHECK_THROWS_AS(case_from_spec(brent_kung, spec, 0), std::exception);
+    CHECK_THROWS_AS(case_from_spec(brent_kung, nlohmann::json::array(), 0), std::invalid_argument);
 }
 
 TEST_CASE("scan cases cover the edge sizes, one timed case, and the large size for the whole-array scan")
@@ -251,8 +388,7 @@ TEST_CASE("inputs are the same on one thread and on many")
         c.n = input.n;
         c.data = input.data;
         c.seed = 2024;
-        c.mask_width = 7;
-        if (e.family == Family::conv2d) c.height = 1'000'003, c.width = 1;
+        c.shape = e.family == Family::conv2d ? ConvolutionShape{1'000'003, 1, 7} : ConvolutionShape{0, 0, 7};
         const CaseInputs one = with_threads(1, [&] { return make_inputs(e, c); });
         const CaseInputs many = with_threads(many_threads, [&] { return make_inputs(e, c); });
         CHECK(one.in_f32 == many.in_f32);
@@ -300,7 +436,7 @@ TEST_CASE("timed inputs: independent draws per seed and repetition, integers in 
         REQUIRE(range.hi > 0);
         Case c;
         c.n = 100'000;
-        c.mask_width = 7;
+        c.shape = ConvolutionShape{0, 0, 7};  // read by the convolution only
         c.seed = 5;
         const CaseInputs a = make_timed_inputs(e, c, 0x1234, 0);
         const CaseInputs b = make_timed_inputs(e, c, 0x1234, 1);
@@ -347,9 +483,9 @@ TEST_CASE("labels come from the family: sizes, and a convolution's shape and mas
 {
     Case c;
     c.n = 4099;
-    c.mask_width = 7;
+    c.shape = ConvolutionShape{0, 0, 7};
     CHECK(case_label(*find_exercise("conv1d_tiled"), c) == "n=4099/mw=7/int");
-    c.height = 70, c.width = 45, c.n = 70 * 45, c.mask_width = 3, c.data = DataKind::fractions;
+    c.shape = ConvolutionShape{70, 45, 3}, c.n = 70 * 45, c.data = DataKind::fractions;
     CHECK(case_label(*find_exercise("conv2d_tiled"), c) == "70x45/mw=3/frac");
     Case plain;
     plain.n = 2049;
@@ -383,47 +519,46 @@ TEST_CASE("the bench's plan and case come from the family (grade bench, both sid
 
     const Case scan = bench_case(*find_exercise("scan_hierarchical"), 10'000'000);
     CHECK(scan.n == 10'000'000);
-    CHECK(scan.height == 0);
-    CHECK(scan.mask_width == 0);
+    CHECK_FALSE(scan.shape.has_value());
     CHECK(scan.label == "bench/n=10000000");
     CHECK(scan.data == DataKind::integers);
     CHECK(scan.seed == seed_for("scan_hierarchical", "bench/n=10000000"));
     const Case conv1d = bench_case(*find_exercise("conv1d_tiled"), 10'000'000);
     CHECK(conv1d.n == 10'000'000);
-    CHECK(conv1d.height == 0);
-    CHECK(conv1d.mask_width == 7);
+    CHECK(conv(conv1d).height == 0);
+    CHECK(conv(conv1d).mask_width == 7);
     // The smallest square image of at least `size` pixels.
     const Case conv2d = bench_case(*find_exercise("conv2d_tiled"), 10'000'000);
-    CHECK(conv2d.height == 3163);
-    CHECK(conv2d.width == 3163);
+    CHECK(conv(conv2d).height == 3163);
+    CHECK(conv(conv2d).width == 3163);
     CHECK(conv2d.n == 3163 * 3163);
-    CHECK(conv2d.mask_width == 5);
-    CHECK(bench_case(*find_exercise("conv2d_tiled"), std::int64_t{1} << 26).height == 8192);
-    CHECK(bench_case(*find_exercise("conv2d_tiled"), 1).height == 1);
-    CHECK(bench_case(*find_exercise("conv2d_tiled"), 5).height == 3);
+    CHECK(conv(conv2d).mask_width == 5);
+    CHECK(conv(bench_case(*find_exercise("conv2d_tiled"), std::int64_t{1} << 26)).height == 8192);
+    CHECK(conv(bench_case(*find_exercise("conv2d_tiled"), 1)).height == 1);
+    CHECK(conv(bench_case(*find_exercise("conv2d_tiled"), 5)).height == 3);
 }
 
 TEST_CASE("a case scaled down by its family: an image keeps its width, whole rows")
 {
     Case image;
-    image.height = image.width = 8192;
+    image.shape = ConvolutionShape{8192, 8192, 5};
     image.n = 8192 * 8192;
-    image.mask_width = 5;
     const Case small_image = family_of(*find_exercise("conv2d_tiled")).scaled_down(image, 1'000'000);
-    CHECK(small_image.width == 8192);
-    CHECK(small_image.height == 122);
+    CHECK(conv(small_image).width == 8192);
+    CHECK(conv(small_image).height == 122);
     CHECK(small_image.n == 122 * 8192);
-    CHECK(small_image.mask_width == 5);
-    image.width = 2'000'000, image.height = 1, image.n = 2'000'000;  // wider than the target: one row
-    CHECK(family_of(*find_exercise("conv2d_tiled")).scaled_down(image, 1'000'000).height == 1);
+    CHECK(conv(small_image).mask_width == 5);
+    CHECK(conv(image).height == 8192);  // the case itself is as it was
+    image.shape = ConvolutionShape{1, 2'000'000, 5}, image.n = 2'000'000;  // wider than the target: one row
+    CHECK(conv(family_of(*find_exercise("conv2d_tiled")).scaled_down(image, 1'000'000)).height == 1);
 
     Case row;
     row.n = std::int64_t{1} << 26;
-    row.mask_width = 7;
+    row.shape = ConvolutionShape{0, 0, 7};
     const Case small_row = family_of(*find_exercise("conv1d_tiled")).scaled_down(row, 1'000'000);
     CHECK(small_row.n == 1'000'000);
-    CHECK(small_row.height == 0);
-    CHECK(small_row.mask_width == 7);
+    CHECK(conv(small_row).height == 0);
+    CHECK(conv(small_row).mask_width == 7);
     Case array;
     array.n = std::int64_t{1} << 27;
     CHECK(family_of(*find_exercise("reduce_unroll_last_warp")).scaled_down(array, 1'000'000).n == 1'000'000);

@@ -11,6 +11,7 @@
 #include "harness/family.hpp"
 #include "harness/poison.hpp"
 #include "harness/timed_data.hpp"
+#include "convolution/convolution.hpp"
 #include "support/thread_limit.hpp"
 
 using namespace harness;
@@ -88,8 +89,8 @@ struct Conv {
         : exercise(*find_exercise(name))
     {
         c.n = std::int64_t{height} * width;
-        if (exercise.family == Family::conv2d) c.height = height, c.width = width;
-        c.mask_width = mask_width;
+        c.shape = exercise.family == Family::conv2d ? ConvolutionShape{height, width, mask_width}
+                                                    : ConvolutionShape{0, 0, mask_width};
         c.data = data;
         c.seed = 11;
         inputs = make_inputs(exercise, c);
@@ -109,8 +110,9 @@ struct Conv {
     std::vector<float> convolved_with(const std::vector<float>& mask) const
     {
         const bool two_d = exercise.family == Family::conv2d;
-        const std::int64_t height = two_d ? c.height : 1, width = two_d ? c.width : c.n;
-        const int w = c.mask_width, r = w / 2, rows = two_d ? w : 1;
+        const ConvolutionShape& shape = shape_of<ConvolutionShape>(c);
+        const std::int64_t height = two_d ? shape.height : 1, width = two_d ? shape.width : c.n;
+        const int w = shape.mask_width, r = w / 2, rows = two_d ? w : 1;
         std::vector<float> out(static_cast<std::size_t>(c.n));
         for (std::int64_t y = 0; y < height; ++y)
             for (std::int64_t x = 0; x < width; ++x) {
@@ -344,7 +346,7 @@ TEST_CASE("convolution inputs: masks change between cases and are neither symmet
     std::vector<std::vector<float>> masks;
     for (const auto& c : cases) {
         const CaseInputs inputs = make_inputs(e, c);
-        const int w = c.mask_width;
+        const int w = shape_of<ConvolutionShape>(c).mask_width;
         REQUIRE(inputs.mask.size() == static_cast<std::size_t>(w * w));
         if (w > 1) {
             CHECK(inputs.mask.front() != inputs.mask.back());
@@ -355,8 +357,9 @@ TEST_CASE("convolution inputs: masks change between cases and are neither symmet
     CHECK(masks[3] != masks[4]);
     bool square = false, non_square_large = false;
     for (const auto& c : cases) {
-        square = square || (c.height == 8192 && c.width == 8192 && c.timed);
-        non_square_large = non_square_large || (c.height * std::int64_t{c.width} > 4'000'000 && c.height != c.width);
+        const ConvolutionShape& s = shape_of<ConvolutionShape>(c);
+        square = square || (s.height == 8192 && s.width == 8192 && c.timed);
+        non_square_large = non_square_large || (s.height * std::int64_t{s.width} > 4'000'000 && s.height != s.width);
     }
     CHECK(square);
     CHECK(non_square_large);

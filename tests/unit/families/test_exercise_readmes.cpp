@@ -14,6 +14,7 @@
 
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "harness/family.hpp"
 
 namespace fs = std::filesystem;
 
@@ -75,8 +76,11 @@ TEST_CASE("every exercise README gives the number of cases grade --list lists, a
                       (folder / "README.md").string() << " says " << count << " cases; grade --list lists " << cases.size());
         for (const auto& c : cases) {
             // conv2d writes "height x width", the others the element count.
-            const std::string size =
-                c.height > 0 ? std::to_string(c.height) + " x " + std::to_string(c.width) : written(c.n);
+            const nlohmann::json shape = harness::family_of(exercise).shape_json(c);
+            const std::string size = shape.contains("height")
+                                         ? std::to_string(shape.at("height").get<int>()) + " x " +
+                                               std::to_string(shape.at("width").get<int>())
+                                         : written(c.n);
             CHECK_MESSAGE(std::regex_search(paragraph, std::regex("(^|[^0-9,])" + size + "([^0-9,]|,[^0-9]|$)")),
                           (folder / "README.md").string() << " does not name the size of case " << c.label << " (" << size
                                                << ")");

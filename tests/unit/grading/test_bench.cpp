@@ -18,6 +18,7 @@
 #include "grading/bench.hpp"
 #include "grading/command_line.hpp"
 #include "harness/exercise.hpp"
+#include "harness/family.hpp"
 #include "harness/gpu_lock.hpp"
 #include "harness/process.hpp"
 #include "support/test_support.hpp"
@@ -52,11 +53,7 @@ json sample_row(const harness::Exercise& e, std::int64_t size, double reference_
                 {"family", harness::family_name(e.family)},
                 {"size", size},
                 {"n", n},
-                {"height", side},
-                {"width", side},
-                {"mask_width", e.family == harness::Family::conv1d ? 7
-                               : side > 0                          ? 5
-                                                                   : 0},
+                {"shape", harness::family_of(e).shape_json(harness::bench_case(e, size))},
                 {"bytes", bytes},
                 {"verified", true},
                 {"verified_against", "cub"},

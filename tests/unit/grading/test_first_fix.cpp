@@ -21,6 +21,7 @@ CaseResult failing(int index, std::int64_t n, CaseStatus status, const std::stri
     CaseResult c;
     c.index = index;
     c.n = n;
+    c.shape = {{"n", n}};
     c.label = "n=" + std::to_string(n) + "/int";
     c.data = "integers";
     c.status = status;

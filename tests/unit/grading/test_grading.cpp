@@ -25,6 +25,7 @@ CaseResult case_with(CaseStatus status, bool timed = false, double speedup = 0)
     CaseResult c;
     c.label = "n=1/int";
     c.n = 1;
+    c.shape = {{"n", 1}};
     c.data = "integers";
     c.status = status;
     c.timed = timed;

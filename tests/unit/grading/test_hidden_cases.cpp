@@ -13,6 +13,7 @@
 #include "grading/hidden_cases.hpp"
 #include "grading/json_schema.hpp"
 #include "grading/report.hpp"
+#include "harness/family.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
 #include "support/test_support.hpp"
@@ -164,12 +165,15 @@ TEST_CASE("hidden_cases: extra cases within the exercise's own, after them, hidd
     CHECK(images.back().n == 300 * 301);
     CHECK(graded_cases(exercise("conv1d_tiled"), rubric, &secret).back().label == "n=5000/mw=9/int");
     // The spec the runner gets gives the same case back.
-    const harness::Case round_trip = harness::case_from_spec(harness::case_spec(images.back()), images.back().index);
+    const harness::Exercise& conv2d = exercise("conv2d_tiled");
+    const json spec = harness::case_spec(conv2d, images.back());
+    CHECK(spec.at("shape") == json{{"height", 300}, {"width", 301}, {"mask_width", 7}});
+    const harness::Case round_trip = harness::case_from_spec(conv2d, spec, images.back().index);
     CHECK(round_trip.label == images.back().label);
     CHECK(round_trip.seed == images.back().seed);
-    CHECK(round_trip.height == 300);
-    CHECK(round_trip.mask_width == 7);
-    CHECK_THROWS_AS(harness::case_from_spec({{"label", "x"}, {"n", 0}}, 0), std::exception);
+    CHECK(round_trip.n == 300 * 301);
+    CHECK(harness::family_of(conv2d).shape_json(round_trip) == spec.at("shape"));
+    CHECK_THROWS_AS(harness::case_from_spec(conv2d, {{"label", "x"}, {"shape", {{"n", 0}}}}, 0), std::exception);
 }
 
 TEST_CASE("a rubric's hidden cases that cannot work are refused, each with its pointer")
@@ -191,11 +195,16 @@ TEST_CASE("a rubric's hidden cases that cannot work are refused, each with its p
         document["hidden_cases"][name] = list;
         return document;
     };
-    refused(extra("scan_brent_kung", {json{{"n", 1}, {"height", 3}}}), "give n, not height and width");
+    refused(extra("scan_brent_kung", {json{{"n", 1}, {"height", 3}}}),
+            "a case of scan_brent_kung: an array given by n (not height)");
     refused(extra("scan_brent_kung", {json{{"n", std::int64_t{1} << 30}}}), "outside the exercise's own cases");
     refused(extra("conv2d_tiled", {json{{"height", 10}, {"width", 10}, {"mask_width", 4}}}),
             "mask_width 4: not one of the exercise's");
-    refused(extra("conv2d_tiled", {json{{"n", 100}, {"mask_width", 5}}}), "give height and width");
+    refused(extra("conv2d_tiled", {json{{"n", 100}, {"mask_width", 5}}}),
+            "a case of conv2d_tiled: an image given by height, width and mask_width (not n)");
+    refused(extra("conv1d_tiled", {json{{"n", 5000}}}), "a case of conv1d_tiled: an array given by n and mask_width");
+    refused(extra("conv2d_tiled", {json{{"height", 9000}, {"width", 10}, {"mask_width", 5}}}),
+            "height 9000: outside the exercise's own cases (height 1 to 8192)");
     refused(extra("scan_brent_kung", {json{{"n", 1025}, {"data", "mixed_magnitudes"}}}),
             "not a kind of the exercise's cases");
     refused(extra("scan_brent_kung", {json{{"n", 1025}}}), "the same as the exercise's own case n=1025/int");
@@ -222,6 +231,7 @@ GradeReport report_with_hidden_cases()
     visible.index = 0;
     visible.label = "n=1/int";
     visible.n = 1;
+    visible.shape = {{"n", 1}};
     visible.data = "integers";
     visible.seed = 17;
     visible.status = CaseStatus::pass;
@@ -231,6 +241,7 @@ GradeReport report_with_hidden_cases()
     wrong.hidden = true;
     wrong.label = "n=777777/int";
     wrong.n = 777777;
+    wrong.shape = {{"n", 777777}};
     wrong.data = "integers";
     wrong.seed = 0x5eed5eed5eed5eedull;
     wrong.status = CaseStatus::wrong;
@@ -246,6 +257,7 @@ GradeReport report_with_hidden_cases()
     timed.timed = true;
     timed.label = "n=67108864/int";
     timed.n = 67108864;
+    timed.shape = {{"n", 67108864}};
     timed.data = "integers";
     timed.seed = 0x1111111111111111ull;
     timed.status = CaseStatus::pass;

@@ -35,6 +35,7 @@ json valid_report()
     grading::CaseResult timed;
     timed.label = "n=1024/int";
     timed.n = 1024;
+    timed.shape = {{"n", 1024}};
     timed.data = "integers";
     timed.seed = std::numeric_limits<std::uint64_t>::max();  // seeds are 64-bit hashes: beyond int64 too
     timed.timed = true;
@@ -88,6 +89,8 @@ const std::vector<Violation>& violations()
          "/exercises/0/cases/0", "'bonus'"},
         {"minimum", [](json& d) { d["exercises"][0]["max_points"] = -1; }, "/exercises/0/max_points",
          "greater than or equal to 0"},
+        {"a case's shape is required", [](json& d) { d["exercises"][0]["cases"][1].erase("shape"); },
+         "/exercises/0/cases/1", "Missing required property 'shape'"},
         {"minLength", [](json& d) { d["exercises"][0]["cases"][1]["label"] = ""; }, "/exercises/0/cases/1/label",
          "no fewer than 1 characters"},
         {"pattern", [](json& d) { d["started_at"] = "2026-11-22 01:00"; }, "/started_at", "'pattern'"},
@@ -143,6 +146,24 @@ TEST_CASE("each constraint the schema relies on rejects a document that breaks i
         INFO(v.what << "\n" << dump(errors));
         CHECK(errors.size() == 1);  // valijson's repeats at the enclosing levels are not reported
         CHECK(has_error(errors, v.instance_path, v.message_part));
+    }
+}
+
+TEST_CASE("a case's shape is one of the families' (results.schema.json's $defs/case_shape)")
+{
+    json doc = valid_report();
+    for (const json& shape : {json{{"n", 5}, {"mask_width", 3}}, json{{"height", 2}, {"width", 3}, {"mask_width", 3}}}) {
+        doc["exercises"][0]["cases"][0]["shape"] = shape;
+        CHECK(validate_json_schema(results_schema(), doc).empty());
+    }
+    // An array's n with an image's height, an image without its width: each branch says why it does not
+    // fit, then anyOf that none did.
+    for (const json& shape : {json{{"n", 5}, {"height", 3}}, json{{"height", 2}, {"mask_width", 3}}, json::object()}) {
+        doc["exercises"][0]["cases"][0]["shape"] = shape;
+        const auto errors = validate_json_schema(results_schema(), doc);
+        INFO(shape.dump() << "\n" << dump(errors));
+        CHECK(has_error(errors, "/exercises/0/cases/0/shape", "any schemas allowed by anyOf"));
+        for (const auto& e : errors) CHECK(e.instance_path == "/exercises/0/cases/0/shape");
     }
 }
 

@@ -58,6 +58,16 @@ public:
     // A case's label from its shape and data kind: size_label() unless the family's cases have more
     // shape than n.
     virtual std::string label(const Case& c) const;
+    // The case's shape (its n and Case::shape) as one object of integers: what the case spec, each
+    // case of results.json and the rubric's hidden cases write. {"n": n} unless the family's cases
+    // have more shape than n.
+    virtual nlohmann::json shape_json(const Case& c) const { return {{"n", c.n}}; }
+    // Sets c.n and c.shape from such an object; throws std::invalid_argument saying what a shape of
+    // the family is (require_shape_fields) or which field is out of the launcher's range.
+    virtual void read_shape(const nlohmann::json& shape, Case& c) const;
+    // The fields of the shape whose value a hidden case must take from the exercise's own cases (a
+    // convolution's mask_width); the others lie between their smallest and largest there.
+    virtual std::vector<std::string> shape_choices() const { return {}; }
     // The same kind of case at `elements` elements or a few fewer (an image: whole rows), for
     // timing the CPU version on less than a large case (harness/baseline.hpp).
     virtual Case scaled_down(const Case& c, std::int64_t elements) const
@@ -133,6 +143,14 @@ constexpr std::int64_t speed_n = std::int64_t{1} << 26;
 // size just past two levels of 2048 (4,196,353 = 2048 * 2049 + 1), and large sizes (10,000,000 and
 // speed_n).
 const std::vector<std::int64_t>& common_1d_sizes();
+// The shape object's fields are exactly `fields`, else std::invalid_argument: "<kind> given by n and
+// mask_width (not height)" (`kind` says what the family's cases are: "an array", "an image").
+void require_shape_fields(const nlohmann::json& shape, const std::vector<std::string>& fields, const std::string& kind);
+// The shape's integer `field`, from `lo` to `hi`, else std::invalid_argument.
+std::int64_t shape_field(const nlohmann::json& shape, const std::string& field, std::int64_t lo, std::int64_t hi);
+// The most elements a case has: the launchers take n (and an image's height times its width) as an int.
+constexpr std::int64_t max_case_elements = 0x7fffffff;
+
 // "n=1025/int", "n=65537/frac", "n=2049/mixed".
 std::string size_label(std::int64_t n, DataKind data);
 // A case's label from its shape, as its family writes it (ExerciseFamily::label).

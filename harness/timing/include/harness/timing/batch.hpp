@@ -25,7 +25,7 @@ namespace harness::timing {
 // What a speed case's batches are made of.
 struct BatchSpec {
     BatchShape shape;
-    nlohmann::json args;  // the launcher's arguments but its buffers: n, height, width, mask_width, mask
+    nlohmann::json args;  // the launcher's arguments but its buffers: the case's shape (ExerciseFamily::shape_json), mask
     TimedValues values;   // what the inputs are drawn from
 };
 BatchSpec batch_spec(const Exercise& exercise, const Case& c, int reps);
