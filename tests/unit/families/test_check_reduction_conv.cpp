@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
+#include <vector>
 
 #include "harness/baseline.hpp"
 #include "harness/cases.hpp"
@@ -552,4 +554,49 @@ TEST_CASE("the CPU baseline of a case above 2^23 elements is timed on a scaled-d
     REQUIRE(timed != nullptr);
     REQUIRE(timed->n > cpu_baseline_elements);
     CHECK(cpu_baseline_ms(e, *timed, CaseInputs{}, 1) > 0);
+}
+
+TEST_CASE("convolution golden results: every tap inside the array, in order, ghosts skipped, bit for bit")
+{
+    // The golden loop visits only the taps inside the array; here the plain loop over all taps
+    // with a test for each, in double, in the same order: the same sums exactly, on images smaller
+    // than the mask, one row or column, and the edges of larger ones, of integers and fractions.
+    for (const DataKind data : {DataKind::integers, DataKind::fractions})
+        for (const auto& [name, height, width, mask_width] :
+             std::vector<std::tuple<const char*, int, int, int>>{{"conv2d_tiled", 1, 1, 5},   {"conv2d_tiled", 3, 2, 7},
+                                                                 {"conv2d_tiled", 1, 40, 3},  {"conv2d_tiled", 37, 1, 5},
+                                                                 {"conv2d_tiled", 33, 45, 7}, {"conv2d_tiled", 20, 19, 15},
+                                                                 {"conv1d_tiled", 1, 1, 7},   {"conv1d_tiled", 1, 6, 15},
+                                                                 {"conv1d_tiled", 1, 1000, 9}}) {
+            CAPTURE(name);
+            CAPTURE(height);
+            CAPTURE(width);
+            CAPTURE(mask_width);
+            const Conv conv(name, height, width, mask_width, data);
+            const bool two_d = conv.exercise.family == Family::conv2d;
+            const std::int64_t h = two_d ? height : 1, wd = two_d ? width : std::int64_t{height} * width;
+            const int w = mask_width, r = w / 2, rows = two_d ? w : 1;
+            bool all_equal = true, tolerances_equal = true;
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::int64_t x = 0; x < wd; ++x) {
+                    double sum = 0, abs_sum = 0;
+                    for (int j = 0; j < rows; ++j)
+                        for (int k = 0; k < w; ++k) {
+                            const std::int64_t yy = two_d ? y - r + j : 0, xx = x - r + k;
+                            if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;
+                            const double term = static_cast<double>(conv.inputs.mask[static_cast<std::size_t>(j * w + k)]) *
+                                                conv.inputs.in_f32[static_cast<std::size_t>(yy * wd + xx)];
+                            sum += term;
+                            abs_sum += std::fabs(term);
+                        }
+                    const auto i = static_cast<std::size_t>(y * wd + x);
+                    all_equal = all_equal && conv.expected.value[i] == sum;
+                    if (data != DataKind::integers)
+                        tolerances_equal = tolerances_equal &&
+                                           conv.expected.tolerance[i] == float_sum_tolerance(std::int64_t{rows} * w, abs_sum);
+                }
+            CHECK(all_equal);
+            CHECK(tolerances_equal);
+            CHECK(conv.expected.tolerance.empty() == (data == DataKind::integers));
+        }
 }
