@@ -134,11 +134,13 @@ ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends)
                         " after its runner's last answer, so its verdict is missing: only the program, which "
                         "owns the runner, can cause that (killing the tool, leaving a process behind, filling "
                         "the log to its limit, exiting with another code), so it counts as errors found"};
+    // Exit 0 is clean only where every case ran under the tool: a program that ended itself with 0
+    // in a case (or said it had no launcher) kept its kernels from the tool as surely as a crash.
     for (const auto& e : ends)
-        if (!exited_with(e, 0))
+        if (!e.answered_all)
             return {ToolEnd::unfinished, "compute-sanitizer " + how_it_ended(e.status) +
-                                             " after a case broke off (a crash, a hang or a CUDA error): its "
-                                             "verdict is missing"};
+                                             " after a case broke off (a crash, a hang, a CUDA error, an exit) or "
+                                             "before its first case: its verdict is missing"};
     return {ToolEnd::clean, {}};
 }
 

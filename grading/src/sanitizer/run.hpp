@@ -34,13 +34,14 @@ std::vector<std::string> sanitizer_arguments(const std::string& tool);
 // it from outside the sandbox (never from the log, which the program shares and can forge, flood or
 // cut): the tool's exit status is the only thing that says "clean".
 enum class ToolEnd {
-    clean,       // every process exited 0: the tool found no error
+    clean,       // every process answered all its cases and exited 0: the tool found no error
     errors,      // a process exited with sanitizer_error_exit_code: the tool found errors
     withheld,    // a process answered all its cases, then did not end with 0 or that code (killed,
                  // still running at the end of the wait, another exit code): costs as errors, since
                  // only the program could cause that and hiding errors must not be cheaper than them
     unfinished,  // a process ended otherwise while a case broke off (a crash, a hang, a CUDA error
-                 // that the grader killed it for) or before its first case: not checked, at no cost
+                 // that the grader killed it for, an exit, even with 0) or before its first case:
+                 // not checked, at no cost
 };
 struct ToolVerdict {
     ToolEnd end = ToolEnd::unfinished;

@@ -264,3 +264,49 @@ TEST_CASE("a tool that ended while a case broke off is not checked, at no cost")
     CHECK(test_support::contains(why(crashed), "after a case broke off"));
     CHECK(crashed.entry.at("cases_failed").size() == 1);
 }
+
+namespace {
+
+// A copy of fake_runner in `dir` that plays `behaviour` (fake_behaviour.hpp's trailer).
+std::string runner_playing(const fs::path& dir, const std::string& behaviour)
+{
+    const fs::path runner = dir / "runner";
+    fs::copy_file(FAKE_RUNNER, runner, fs::copy_options::overwrite_existing);
+    {
+        std::ofstream trailer(runner, std::ios::binary | std::ios::app);
+        trailer << "FAKE_RUNNER_BEHAVIOUR=" << behaviour << ";";
+    }
+    fs::permissions(runner, fs::perms::owner_all);
+    return runner.string();
+}
+
+}  // namespace
+
+// Red team 13: a tool that exits 0 has checked only what the program let it run. A runner that says
+// it has no launcher, or ends itself with 0 in the middle of every case, runs no kernel under the
+// tool: that is no clean verdict ("checked": true with nothing checked), it is not checked.
+TEST_CASE("a tool that exited 0 while its cases broke off, or before any, is not clean")
+{
+    CHECK(tool_verdict({exited(0, false)}).end == ToolEnd::unfinished);
+    CHECK(tool_verdict({exited(0), exited(0, false)}).end == ToolEnd::unfinished);
+    CHECK(tool_verdict({exited(0, false), exited(sanitizer_error_exit_code)}).end == ToolEnd::errors);
+
+    const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
+    REQUIRE(exercise != nullptr);
+    const std::vector<harness::Case> cases = sanitizer_cases(harness::cases_for(*exercise));
+    REQUIRE(cases.size() >= 2);
+    const fs::path dir = test_support::fresh_dir("sanitizer_exits_clean");
+    const Played no_launcher = play("passthrough", runner_playing(dir, "no_launcher"), std::chrono::milliseconds(200));
+    CHECK(no_launcher.entry.at("cases").empty());
+    CHECK(no_launcher.entry.at("checked") == false);
+    CHECK_FALSE(no_launcher.costs);
+    CHECK_FALSE(test_support::contains(no_launcher.progress, "racecheck: clean"));
+
+    // Ends with 0 in its last case: the earlier cases ran under the tool, the last did not.
+    const Played exits = play("passthrough", runner_playing(dir, "exits_clean_at:" + std::to_string(cases.back().index)));
+    CHECK(exits.entry.at("checked") == false);
+    CHECK_FALSE(exits.costs);
+    CHECK(test_support::contains(why(exits), "exited with code 0"));
+    CHECK(exits.entry.at("cases_failed").size() == 1);
+    fs::remove_all(dir);
+}
