@@ -73,8 +73,10 @@ SanitizerProgram find_compute_sanitizer(const std::string& given, const std::str
 std::vector<harness::Case> sanitizer_cases(const std::vector<harness::Case>& cases)
 {
     std::vector<harness::Case> small;
+    // Never a hidden case: a program whose forged reports students read must not have its input
+    // (and the runner's own list has no case the rubric added).
     for (const auto& c : cases)
-        if (!c.timed && c.n <= sanitizer_max_elements) small.push_back(c);
+        if (!c.timed && !c.hidden && c.n <= sanitizer_max_elements) small.push_back(c);
     std::stable_sort(small.begin(), small.end(), [](const harness::Case& a, const harness::Case& b) { return a.n < b.n; });
     if (small.size() <= sanitizer_max_cases) return small;
     // The smallest, the largest and, between, evenly spread.

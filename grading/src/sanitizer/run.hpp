@@ -18,7 +18,7 @@
 
 namespace grading {
 
-// Which cases run under the sanitizers: untimed ones of at most 2^20 elements, at most 3 (the
+// Which cases run under the sanitizers: visible untimed ones of at most 2^20 elements, at most 3 (the
 // smallest, the largest and one between), in their order.
 constexpr std::int64_t sanitizer_max_elements = std::int64_t{1} << 20;
 constexpr std::size_t sanitizer_max_cases = 3;

@@ -139,14 +139,14 @@ struct Played {
 };
 
 Played play(const std::string& scenario, const std::string& runner = FAKE_RUNNER,
-            std::chrono::milliseconds exit_wait = std::chrono::seconds(30))
+            std::chrono::milliseconds exit_wait = std::chrono::seconds(30), std::vector<harness::Case> cases = {})
 {
     const fs::path dir = test_support::fresh_dir("sanitizer_" + scenario);
     const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
     REQUIRE(exercise != nullptr);
     SanitizerRequest request;
     request.exercise = exercise;
-    request.cases = harness::cases_for(*exercise);
+    request.cases = cases.empty() ? harness::cases_for(*exercise) : std::move(cases);
     request.tools = {"racecheck"};
     request.program.program = std::string(SANITIZER_FIXTURES) + "/scripted_sanitizer.sh";
     request.program.directory = SANITIZER_FIXTURES;
@@ -309,4 +309,42 @@ TEST_CASE("a tool that exited 0 while its cases broke off, or before any, is not
     CHECK(test_support::contains(why(exits), "exited with code 0"));
     CHECK(exits.entry.at("cases_failed").size() == 1);
     fs::remove_all(dir);
+}
+
+// Red team 13: the rubric's hidden cases (grading/hidden_cases.hpp) are graded cases like any other,
+// and the small ones were picked for the sanitizer step, sent without their spec: a case the rubric
+// added has an index the runner's list lacks (the runner fails on it, the case breaks off, and the
+// tool is "not checked" for every student of such a course, the honest and the racy alike), and a
+// case the rubric hid was checked against its secret seed's input while the runner made the public
+// one. Sent with their spec they would put hidden inputs before a program whose forged "findings"
+// students read. The sanitizer step runs the visible cases only.
+TEST_CASE("a rubric's hidden cases neither switch the sanitizer step off nor run under it")
+{
+    const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
+    REQUIRE(exercise != nullptr);
+    std::vector<harness::Case> cases = harness::cases_for(*exercise);
+    const std::vector<harness::Case> visible_picked = sanitizer_cases(cases);
+    REQUIRE(visible_picked.size() >= 2);
+    // The smallest case hidden (a secret seed), and a small case the rubric added.
+    for (auto& c : cases)
+        if (c.index == visible_picked.front().index) {
+            c.hidden = true;
+            c.seed = 0x5ec7e7;
+        }
+    harness::Case extra = visible_picked.back();
+    extra.index = static_cast<int>(cases.size());
+    extra.label = "n=" + std::to_string(extra.n) + "/hidden";  // as large as the largest picked: picked
+    extra.hidden = true;
+    extra.seed = 0xabcdef;
+    cases.push_back(extra);
+    for (const auto& c : sanitizer_cases(cases)) CHECK_FALSE(c.hidden);
+
+    const Played played = play("clean", FAKE_RUNNER, std::chrono::seconds(30), cases);
+    CHECK(played.entry.at("checked") == true);
+    CHECK(played.entry.at("cases_failed").empty());
+    CHECK_FALSE(played.entry.at("cases").empty());
+    for (const auto& label : played.entry.at("cases")) {
+        CHECK(label != extra.label);
+        CHECK(label != visible_picked.front().label);
+    }
 }
