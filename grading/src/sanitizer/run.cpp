@@ -173,7 +173,7 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
             continue;
         }
         if (cases.empty()) {
-            not_checked(tool, "no untimed case of at most " + std::to_string(sanitizer_max_elements) +
+            not_checked(tool, "no visible untimed case of at most " + std::to_string(sanitizer_max_elements) +
                                   " elements to run: not checked");
             continue;
         }
