@@ -268,9 +268,16 @@ private:
     void end(Child& child, const Ended& ended)
     {
         const bool timed_out = ended.why == Ended::Why::timed_out;
-        const ExitStatus status = ended.why == Ended::Why::closed
-                                      ? child.wait_until(Clock::now() + std::chrono::seconds(5))
-                                      : child.kill_and_reap();
+        // A runner that closed its channel, or reported an error and exits by itself, may end on its
+        // own: under a wrapper (compute-sanitizer), whose findings about the case (memcheck's
+        // out-of-bounds access, which stops the kernel and fails its launch) come after the
+        // program's end, for as long as exit_wait; otherwise 5 s after a closed channel.
+        const bool ends_itself = ended.why == Ended::Why::cuda_error || ended.why == Ended::Why::exception;
+        const auto wait = std::max<Clock::duration>(std::chrono::seconds(5), request_.exit_wait);
+        const ExitStatus status =
+            ended.why == Ended::Why::closed || (ends_itself && request_.exit_wait > std::chrono::seconds(5))
+                ? child.wait_until(Clock::now() + wait)
+                : child.kill_and_reap();
         // Only now, with the runner and its kernels gone, may another grading's timing start.
         gpu_ = {};
         if (!said_hello_) return startup_failed(ended, status);

@@ -103,7 +103,10 @@ TEST_CASE("the tool's exit status decides: clean only when every process exited 
     CHECK(tool_verdict({exited(0)}).end == ToolEnd::clean);
     CHECK(tool_verdict({exited(0), exited(0)}).end == ToolEnd::clean);
     CHECK(tool_verdict({exited(0), exited(errors)}).end == ToolEnd::errors);
-    CHECK(tool_verdict({exited(errors, false)}).end == ToolEnd::errors);  // found before a case broke off
+    CHECK(tool_verdict({exited(errors, false)}, {true}).end == ToolEnd::errors);  // found before a case broke off
+    // The error code with nothing shown after a case broke off: maybe only the program's exit status.
+    CHECK(tool_verdict({exited(errors, false)}).end == ToolEnd::unfinished);
+    CHECK(tool_verdict({exited(errors, false)}, {false}).end == ToolEnd::unfinished);
     CHECK(tool_verdict({signaled(SIGKILL), exited(errors)}).end == ToolEnd::errors);
 
     // Kept from ending by itself after the last answer: only the program can, so it costs.
@@ -347,4 +350,37 @@ TEST_CASE("a rubric's hidden cases neither switch the sanitizer step off nor run
         CHECK(label != extra.label);
         CHECK(label != visible_picked.front().label);
     }
+}
+
+// Red team 13: memcheck stops a kernel at its out-of-bounds access, and the launch fails in the
+// program (cudaErrorLaunchFailure): the runner reports a CUDA error and exits. The supervisor
+// killed the tool at once on that report, before it printed what it found, so the most common
+// memcheck error was "not checked", free, while the graded run (no tool) passed the case. Now the
+// tool gets the exit wait to end by itself: its findings cost. A crash or a CUDA error with nothing
+// found stays free, though the tool's --check-exit-code turns the runner's exit status into its
+// error code.
+TEST_CASE("memcheck's out-of-bounds access, which fails the case's launch, costs; a bare exit status does not")
+{
+    const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
+    REQUIRE(exercise != nullptr);
+    const std::vector<harness::Case> cases = sanitizer_cases(harness::cases_for(*exercise));
+    REQUIRE(cases.size() >= 2);
+    const fs::path dir = test_support::fresh_dir("sanitizer_oob");
+    const std::string first = std::to_string(cases.front().index);
+
+    const Played oob = play("memcheck_oob", runner_playing(dir, "cuda_error_at:" + first));
+    CHECK(oob.costs);
+    REQUIRE(oob.entry.at("findings").size() == 1);
+    CHECK(oob.entry.at("findings")[0].at("line") == 12);
+    CHECK(oob.entry.at("checked") == true);
+
+    for (const std::string behaviour : {"cuda_error_at:" + first, "crash_at:" + first}) {
+        INFO(behaviour);
+        const Played bare = play("exit_code_checked", runner_playing(dir, behaviour));
+        CHECK_FALSE(bare.costs);
+        CHECK(bare.entry.at("checked") == false);
+        CHECK(test_support::contains(why(bare), "after a case broke off"));
+        CHECK(bare.entry.at("cases_failed").size() == 1);
+    }
+    fs::remove_all(dir);
 }
