@@ -19,10 +19,10 @@
 //
 // Behaviours of cases:
 //   correct | exclusive_scan | unwritten | racy (wrong, and a second run gives another output) |
-//   hang_at:K | crash_at:K | exits_clean_at:K (exit code 0 in case K, unanswered) | cuda_error_at:K | out_of_memory_at:K (cudaErrorMemoryAllocation at case
-//   K, as when another runner took the memory) | fake_score (prints a fake score on stdout, writes
-//   nothing) | no_launcher | garbage_meta | escape (forks a grandchild named grader_escapee that calls
-//   setsid and sleeps forever) | slow_start (sleeps 3 s before its hello) | exits_at_start (exit code
+//   hang_at:K | crash_at:K | exits_clean_at:K (exit code 0 in case K, unanswered) | cuda_error_at:K |
+//   out_of_memory_at:K (cudaErrorMemoryAllocation at case K, as when another runner took the memory) |
+//   fake_score (prints a fake score on stdout, writes nothing) | no_launcher | garbage_meta |
+//   escape (forks a grandchild named grader_escapee that calls setsid and sleeps forever) | slow_start (sleeps 3 s before its hello) | exits_at_start (exit code
 //   1 before its hello, as a static initializer or a sandbox that cannot fork would) | slow_host
 //   (says on stderr when a case is loaded, has run and is sent, and spends 8 s between the last two,
 //   as the host's checks of a large case do) | hostile_text (prints bytes that are not UTF-8 and

@@ -212,7 +212,8 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         std::string text;
         std::vector<bool> shows_findings;
         for (int k = 1; k <= run.processes; ++k) {
-            const std::string tail = harness::read_file_tail(request.log_path(log + "-" + std::to_string(k)), log_bytes);
+            const std::string tail =
+                harness::read_file_tail(request.log_path(log + "-" + std::to_string(k)), log_bytes);
             shows_findings.push_back(!parse_sanitizer_output(tail, tool).findings.empty());
             text += tail + "\n";
         }

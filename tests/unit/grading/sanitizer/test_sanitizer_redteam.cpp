@@ -306,7 +306,8 @@ TEST_CASE("a tool that exited 0 while its cases broke off, or before any, is not
     CHECK_FALSE(test_support::contains(no_launcher.progress, "racecheck: clean"));
 
     // Ends with 0 in its last case: the earlier cases ran under the tool, the last did not.
-    const Played exits = play("passthrough", runner_playing(dir, "exits_clean_at:" + std::to_string(cases.back().index)));
+    const Played exits =
+        play("passthrough", runner_playing(dir, "exits_clean_at:" + std::to_string(cases.back().index)));
     CHECK(exits.entry.at("checked") == false);
     CHECK_FALSE(exits.costs);
     CHECK(test_support::contains(why(exits), "exited with code 0"));
