@@ -58,7 +58,14 @@ public:
                 throw Ended{Ended::Why::violation, "a hello that the runner never sends", {}};
             said_hello_ = true;
             run_.launcher_found = found != hello.meta.end() && found->get<bool>();
-            if (!run_.launcher_found) return;
+            if (!run_.launcher_found) {
+                // Nothing to run: told to quit, the runner ends by itself (a wrapper's wait for it,
+                // exit_wait, is not spent on a runner left waiting for a command).
+                deadline_ = Clock::now() + std::chrono::seconds(5);
+                send(commands, MessageType::quit, nlohmann::json::object());
+                expect(answers, MessageType::done);
+                return;
+            }
             // Cases of one visibility per runner: the first hidden case after visible ones starts a
             // fresh runner (and the other way round).
             const bool hidden = pending_.front().hidden;
