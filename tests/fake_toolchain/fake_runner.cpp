@@ -19,16 +19,16 @@
 //
 // Behaviours of cases:
 //   correct | exclusive_scan | unwritten | racy (wrong, and a second run gives another output) |
-//   hang_at:K | crash_at:K | cuda_error_at:K | out_of_memory_at:K (cudaErrorMemoryAllocation at case
-//   K, as when another runner took the memory) | fake_score (prints a fake score on stdout, writes
-//   nothing) | no_launcher | garbage_meta | escape (forks a grandchild named grader_escapee that calls
-//   setsid and sleeps forever) | slow_start (sleeps 3 s before its hello) | exits_at_start (exit code
-//   1 before its hello, as a static initializer or a sandbox that cannot fork would) | slow_host
-//   (says on stderr when a case is loaded, has run and is sent, and spends 8 s between the last two,
-//   as the host's checks of a large case do) | hostile_text (prints bytes that are not UTF-8 and
-//   terminal control sequences on stdout and stderr before its hello, and answers every run_case with
-//   a cuda_error whose strings hold such sequences) | deep_json (answers every run_case with case_ran,
-//   then a cuda_error frame written by hand whose meta nests 500,000 arrays, under the meta's 1 MiB)
+//   hang_at:K | crash_at:K | exits_clean_at:K (exit code 0 in case K, unanswered) | cuda_error_at:K |
+//   out_of_memory_at:K (cudaErrorMemoryAllocation at case K, as when another runner took the memory) |
+//   fake_score (prints a fake score on stdout, writes nothing) | no_launcher | garbage_meta |
+//   escape (forks a grandchild named grader_escapee that calls setsid and sleeps forever) | slow_start (sleeps 3 s
+//   before its hello) | exits_at_start (exit code 1 before its hello, as a static initializer or a sandbox that cannot
+//   fork would) | slow_host (says on stderr when a case is loaded, has run and is sent, and spends 8 s between the last
+//   two, as the host's checks of a large case do) | hostile_text (prints bytes that are not UTF-8 and terminal control
+//   sequences on stdout and stderr before its hello, and answers every run_case with a cuda_error whose strings hold
+//   such sequences) | deep_json (answers every run_case with case_ran, then a cuda_error frame written by hand whose
+//   meta nests 500,000 arrays, under the meta's 1 MiB)
 // Behaviours of timed batches (all others run them like `correct`):
 //   too_fast (correct outputs without sleeping) | slow_kernel (correct, 50 ms a repetition) |
 //   cached_replay (every batch after the first of a mapping writes the first one's outputs, wrong
@@ -656,6 +656,7 @@ std::optional<int> run_case(Worker& w, const Message& command)
     if (index == at(behaviour, "hang_at:"))
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (index == at(behaviour, "crash_at:")) std::raise(SIGSEGV);
+    if (index == at(behaviour, "exits_clean_at:")) std::_Exit(0);  // ends with 0 in the middle of a case
     if (index == at(behaviour, "cuda_error_at:")) {
         send_cuda_error(w.channel, index, "launch", "cudaErrorIllegalAddress",
                         "an illegal memory access was encountered");

@@ -44,8 +44,9 @@ struct StudentRecord {
     std::string message;
     std::string shard;   // "I/N" when graded as a shard
     // What decides the points besides the student's files, as 16 hex digits of a SHA-256: the grading
-    // options (but --jobs, --parallel, --gpu-lock-dir) and the bytes of the --rubric file. A rerun with
-    // another says which students keep results of other options (empty: an older record).
+    // options (but --jobs, --parallel, --gpu-lock-dir), the bytes of the --rubric file and the hidden
+    // cases' secret's id. A rerun with another says which students keep results of other options
+    // (empty: an older record).
     std::string grading;
 };
 nlohmann::json to_json(const StudentRecord& record);

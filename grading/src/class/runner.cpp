@@ -128,8 +128,10 @@ std::string last_log_line(const fs::path& log)
     return std::string(harness::utf8_prefix(harness::printable_text(last), 300));
 }
 
-// StudentRecord::grading for a class graded with `grade_args`.
-std::string grading_digest(const std::vector<std::string>& grade_args)
+// StudentRecord::grading for a class graded with `grade_args` and the hidden cases' secret named
+// `secret_id` (HiddenCaseSecret::id(), empty without one): the secret decides the hidden cases'
+// inputs as much as the rubric does, and comes from the environment or a file the arguments only name.
+std::string grading_digest(const std::vector<std::string>& grade_args, const std::string& secret_id)
 {
     static const std::set<std::string> speed_only = {"--jobs", "--parallel", "--gpu-lock-dir"};
     std::string text;
@@ -149,6 +151,7 @@ std::string grading_digest(const std::vector<std::string>& grade_args)
             text += std::string(std::istreambuf_iterator<char>(in), {}) + '\0';
         }
     }
+    if (!secret_id.empty()) text += "secret " + secret_id + '\0';
     const auto digest = sha256(text);
     static const char* digits = "0123456789abcdef";
     std::string hex;
@@ -451,7 +454,8 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     std::vector<Job> jobs;
     int already = 0;
     std::vector<std::string> moved, other_options;
-    const std::string grading = grading_digest(command.grade_args);
+    const auto& secret = command.options.request.hidden_secret;
+    const std::string grading = grading_digest(command.grade_args, secret ? secret->id() : std::string());
     for (const auto& entry : share) {
         const fs::path dir = output / "students" / entry.name;
         // Results of another folder under this name (a folder added since took it): graded again, the

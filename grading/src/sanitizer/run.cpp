@@ -73,8 +73,10 @@ SanitizerProgram find_compute_sanitizer(const std::string& given, const std::str
 std::vector<harness::Case> sanitizer_cases(const std::vector<harness::Case>& cases)
 {
     std::vector<harness::Case> small;
+    // Never a hidden case: a program whose forged reports students read must not have its input
+    // (and the runner's own list has no case the rubric added).
     for (const auto& c : cases)
-        if (!c.timed && c.n <= sanitizer_max_elements) small.push_back(c);
+        if (!c.timed && !c.hidden && c.n <= sanitizer_max_elements) small.push_back(c);
     std::stable_sort(small.begin(), small.end(), [](const harness::Case& a, const harness::Case& b) { return a.n < b.n; });
     if (small.size() <= sanitizer_max_cases) return small;
     // The smallest, the largest and, between, evenly spread.
@@ -122,11 +124,16 @@ std::string how_it_ended(const harness::ExitStatus& status)
 
 }  // namespace
 
-ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends)
+ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends, const std::vector<bool>& shows_findings)
 {
     if (ends.empty()) return {ToolEnd::unfinished, "no runner ran under compute-sanitizer"};
-    const auto found_errors = [](const harness::ProcessEnd& e) { return exited_with(e, sanitizer_error_exit_code); };
-    if (std::any_of(ends.begin(), ends.end(), found_errors)) return {ToolEnd::errors, {}};
+    // The error code after a case broke off may be only the program's own exit status (a crash, the
+    // runner's exit after a CUDA error: --check-exit-code), so there it says errors only where the
+    // process's log shows what the tool found (memcheck's out-of-bounds access that failed the launch).
+    for (std::size_t k = 0; k < ends.size(); ++k)
+        if (exited_with(ends[k], sanitizer_error_exit_code) &&
+            (ends[k].answered_all || (k < shows_findings.size() && shows_findings[k])))
+            return {ToolEnd::errors, {}};
     for (const auto& e : ends)
         if (!exited_with(e, 0) && e.answered_all)
             return {ToolEnd::withheld,
@@ -134,11 +141,13 @@ ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends)
                         " after its runner's last answer, so its verdict is missing: only the program, which "
                         "owns the runner, can cause that (killing the tool, leaving a process behind, filling "
                         "the log to its limit, exiting with another code), so it counts as errors found"};
+    // Exit 0 is clean only where every case ran under the tool: a program that ended itself with 0
+    // in a case (or said it had no launcher) kept its kernels from the tool as surely as a crash.
     for (const auto& e : ends)
-        if (!exited_with(e, 0))
+        if (!e.answered_all)
             return {ToolEnd::unfinished, "compute-sanitizer " + how_it_ended(e.status) +
-                                             " after a case broke off (a crash, a hang or a CUDA error): its "
-                                             "verdict is missing"};
+                                             " after a case broke off (a crash, a hang, a CUDA error, an exit) or "
+                                             "before its first case: its verdict is missing"};
     return {ToolEnd::clean, {}};
 }
 
@@ -169,7 +178,7 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
             continue;
         }
         if (cases.empty()) {
-            not_checked(tool, "no untimed case of at most " + std::to_string(sanitizer_max_elements) +
+            not_checked(tool, "no visible untimed case of at most " + std::to_string(sanitizer_max_elements) +
                                   " elements to run: not checked");
             continue;
         }
@@ -200,10 +209,15 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         // The verdict comes from the tool's exit status (tool_verdict); its log, which the program
         // shares (it can print forged reports, flood the log, cut it), only explains it. Every
         // process's log, read from its end, is parsed as one text; what it shows can only cost.
-        const ToolVerdict verdict = tool_verdict(run.process_ends);
         std::string text;
-        for (int k = 1; k <= run.processes; ++k)
-            text += harness::read_file_tail(request.log_path(log + "-" + std::to_string(k)), log_bytes) + "\n";
+        std::vector<bool> shows_findings;
+        for (int k = 1; k <= run.processes; ++k) {
+            const std::string tail =
+                harness::read_file_tail(request.log_path(log + "-" + std::to_string(k)), log_bytes);
+            shows_findings.push_back(!parse_sanitizer_output(tail, tool).findings.empty());
+            text += tail + "\n";
+        }
+        const ToolVerdict verdict = tool_verdict(run.process_ends, shows_findings);
         const SanitizerReport report = parse_sanitizer_output(text, tool);
         nlohmann::json findings = nlohmann::json::array();
         for (const auto& f : report.findings) findings.push_back(sanitizer_finding_json(f));
@@ -211,7 +225,9 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         // Errors the tool found (its exit status, or a count in the log) that the log no longer
         // shows, and a verdict the program withheld, cost as findings do: hiding errors must not be
         // cheaper than having them.
-        const bool unshown = !shown && (verdict.end == ToolEnd::errors || report.errors_unshown());
+        // (After a case broke off, a count with nothing shown may be only the program's exit status.)
+        const bool unshown = !shown && (verdict.end == ToolEnd::errors ||
+                                        (verdict.end != ToolEnd::unfinished && report.errors_unshown()));
         const bool checked = (verdict.end == ToolEnd::clean && report.tool_error.empty() && !unshown) ||
                              (verdict.end == ToolEnd::errors && shown);
         nlohmann::json entry = {{"checked", checked},

@@ -18,7 +18,7 @@
 
 namespace grading {
 
-// Which cases run under the sanitizers: untimed ones of at most 2^20 elements, at most 3 (the
+// Which cases run under the sanitizers: visible untimed ones of at most 2^20 elements, at most 3 (the
 // smallest, the largest and one between), in their order.
 constexpr std::int64_t sanitizer_max_elements = std::int64_t{1} << 20;
 constexpr std::size_t sanitizer_max_cases = 3;
@@ -34,19 +34,23 @@ std::vector<std::string> sanitizer_arguments(const std::string& tool);
 // it from outside the sandbox (never from the log, which the program shares and can forge, flood or
 // cut): the tool's exit status is the only thing that says "clean".
 enum class ToolEnd {
-    clean,       // every process exited 0: the tool found no error
-    errors,      // a process exited with sanitizer_error_exit_code: the tool found errors
+    clean,       // every process answered all its cases and exited 0: the tool found no error
+    errors,      // a process exited with sanitizer_error_exit_code: the tool found errors (after a
+                 // case broke off, only where that process's log shows them)
     withheld,    // a process answered all its cases, then did not end with 0 or that code (killed,
                  // still running at the end of the wait, another exit code): costs as errors, since
                  // only the program could cause that and hiding errors must not be cheaper than them
     unfinished,  // a process ended otherwise while a case broke off (a crash, a hang, a CUDA error
-                 // that the grader killed it for) or before its first case: not checked, at no cost
+                 // that the grader killed it for, an exit, even with 0) or before its first case:
+                 // not checked, at no cost
 };
 struct ToolVerdict {
     ToolEnd end = ToolEnd::unfinished;
     std::string why;  // withheld, unfinished: how the process that decided it ended
 };
-ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends);
+// shows_findings[k]: process k + 1's log shows a finding (an error code after a case broke off may be
+// only the program's own exit status, which the tool's --check-exit-code turns into its error code).
+ToolVerdict tool_verdict(const std::vector<harness::ProcessEnd>& ends, const std::vector<bool>& shows_findings = {});
 // The supervisor's limits for a sanitizer run, from the grading's.
 harness::SupervisorLimits sanitizer_limits(const harness::SupervisorLimits& limits);
 

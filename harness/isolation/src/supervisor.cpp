@@ -58,7 +58,14 @@ public:
                 throw Ended{Ended::Why::violation, "a hello that the runner never sends", {}};
             said_hello_ = true;
             run_.launcher_found = found != hello.meta.end() && found->get<bool>();
-            if (!run_.launcher_found) return;
+            if (!run_.launcher_found) {
+                // Nothing to run: told to quit, the runner ends by itself (a wrapper's wait for it,
+                // exit_wait, is not spent on a runner left waiting for a command).
+                deadline_ = Clock::now() + std::chrono::seconds(5);
+                send(commands, MessageType::quit, nlohmann::json::object());
+                expect(answers, MessageType::done);
+                return;
+            }
             // Cases of one visibility per runner: the first hidden case after visible ones starts a
             // fresh runner (and the other way round).
             const bool hidden = pending_.front().hidden;
@@ -268,9 +275,16 @@ private:
     void end(Child& child, const Ended& ended)
     {
         const bool timed_out = ended.why == Ended::Why::timed_out;
-        const ExitStatus status = ended.why == Ended::Why::closed
-                                      ? child.wait_until(Clock::now() + std::chrono::seconds(5))
-                                      : child.kill_and_reap();
+        // A runner that closed its channel, or reported an error and exits by itself, may end on its
+        // own: under a wrapper (compute-sanitizer), whose findings about the case (memcheck's
+        // out-of-bounds access, which stops the kernel and fails its launch) come after the
+        // program's end, for as long as exit_wait; otherwise 5 s after a closed channel.
+        const bool ends_itself = ended.why == Ended::Why::cuda_error || ended.why == Ended::Why::exception;
+        const auto wait = std::max<Clock::duration>(std::chrono::seconds(5), request_.exit_wait);
+        const ExitStatus status =
+            ended.why == Ended::Why::closed || (ends_itself && request_.exit_wait > std::chrono::seconds(5))
+                ? child.wait_until(Clock::now() + wait)
+                : child.kill_and_reap();
         // Only now, with the runner and its kernels gone, may another grading's timing start.
         gpu_ = {};
         if (!said_hello_) return startup_failed(ended, status);

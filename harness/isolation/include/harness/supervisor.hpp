@@ -106,6 +106,8 @@ struct RunRequest {
     const GpuLock* gpu_lock = nullptr;
     // After the runner's last answer, how long its process may take to end by itself before it is
     // killed: a wrapper (compute-sanitizer) prints its summary once the runner has exited. 0: killed at once.
+    // Also the wait, where longer than 5 s, for a runner that reported a CUDA error or an exception
+    // (it exits by itself) or closed its channel in a case: the wrapper's findings come after its end.
     std::chrono::milliseconds exit_wait{0};
 };
 

@@ -39,7 +39,7 @@ fs::path make_class(const std::string& name)
     return dir;
 }
 
-harness::CommandResult grade_class(const fs::path& dir, bool with_secret)
+harness::CommandResult grade_class(const fs::path& dir, bool with_secret, const std::string& secret = secret_text)
 {
     std::vector<std::string> command = {GRADE_EXECUTABLE, "class", "--submissions", (dir / "submissions").string(),
                                         "--output-dir", (dir / "out").string(), "--nvcc", FAKE_NVCC,
@@ -47,7 +47,7 @@ harness::CommandResult grade_class(const fs::path& dir, bool with_secret)
                                         "--rubric", (dir / "rubric.json").string(), "--case", "n=777777/int",
                                         "--case-time-limit", "10", "--reps", "3"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
-    if (with_secret) ::setenv(grading::secret_variable, secret_text.c_str(), 1);
+    if (with_secret) ::setenv(grading::secret_variable, secret.c_str(), 1);
     const auto run = harness::run_command(command, std::chrono::minutes(5), 1 << 20);
     ::unsetenv(grading::secret_variable);
     INFO(run.output);
@@ -91,6 +91,19 @@ TEST_CASE("grade class hands the secret to each student's grade, and to nothing 
     for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
         if (entry.is_regular_file()) CHECK_MESSAGE(file_text(entry.path()).find(secret_text) == std::string::npos, entry.path());
     CHECK(run.output.find(secret_text) == std::string::npos);
+
+    // Red team 13: run again with another secret (a Slurm task started from another shell, a secret
+    // file made anew), the students keep results whose hidden cases drew other seeds; like other
+    // options or another rubric, that is said, for --regrade (record.json's grading covers the
+    // secret's id, never the secret).
+    const std::string other_secret = "another-class-secret-Hh3kP0qZ7v";
+    const auto again = grade_class(dir, true, other_secret);
+    INFO(again.output);
+    CHECK(again.output.find("2 student(s) graded before with other grading options or another rubric keep those "
+                            "results: alice, bob") != std::string::npos);
+    for (const auto& entry : fs::recursive_directory_iterator(dir / "out"))
+        if (entry.is_regular_file())
+            CHECK_MESSAGE(file_text(entry.path()).find(other_secret) == std::string::npos, entry.path());
     fs::remove_all(dir);
 }
 

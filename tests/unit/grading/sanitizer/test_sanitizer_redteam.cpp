@@ -103,7 +103,10 @@ TEST_CASE("the tool's exit status decides: clean only when every process exited 
     CHECK(tool_verdict({exited(0)}).end == ToolEnd::clean);
     CHECK(tool_verdict({exited(0), exited(0)}).end == ToolEnd::clean);
     CHECK(tool_verdict({exited(0), exited(errors)}).end == ToolEnd::errors);
-    CHECK(tool_verdict({exited(errors, false)}).end == ToolEnd::errors);  // found before a case broke off
+    CHECK(tool_verdict({exited(errors, false)}, {true}).end == ToolEnd::errors);  // found before a case broke off
+    // The error code with nothing shown after a case broke off: maybe only the program's exit status.
+    CHECK(tool_verdict({exited(errors, false)}).end == ToolEnd::unfinished);
+    CHECK(tool_verdict({exited(errors, false)}, {false}).end == ToolEnd::unfinished);
     CHECK(tool_verdict({signaled(SIGKILL), exited(errors)}).end == ToolEnd::errors);
 
     // Kept from ending by itself after the last answer: only the program can, so it costs.
@@ -139,14 +142,14 @@ struct Played {
 };
 
 Played play(const std::string& scenario, const std::string& runner = FAKE_RUNNER,
-            std::chrono::milliseconds exit_wait = std::chrono::seconds(30))
+            std::chrono::milliseconds exit_wait = std::chrono::seconds(30), std::vector<harness::Case> cases = {})
 {
     const fs::path dir = test_support::fresh_dir("sanitizer_" + scenario);
     const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
     REQUIRE(exercise != nullptr);
     SanitizerRequest request;
     request.exercise = exercise;
-    request.cases = harness::cases_for(*exercise);
+    request.cases = cases.empty() ? harness::cases_for(*exercise) : std::move(cases);
     request.tools = {"racecheck"};
     request.program.program = std::string(SANITIZER_FIXTURES) + "/scripted_sanitizer.sh";
     request.program.directory = SANITIZER_FIXTURES;
@@ -263,4 +266,125 @@ TEST_CASE("a tool that ended while a case broke off is not checked, at no cost")
     CHECK_FALSE(crashed.costs);
     CHECK(test_support::contains(why(crashed), "after a case broke off"));
     CHECK(crashed.entry.at("cases_failed").size() == 1);
+}
+
+namespace {
+
+// A copy of fake_runner in `dir` that plays `behaviour` (fake_behaviour.hpp's trailer).
+std::string runner_playing(const fs::path& dir, const std::string& behaviour)
+{
+    const fs::path runner = dir / "runner";
+    fs::copy_file(FAKE_RUNNER, runner, fs::copy_options::overwrite_existing);
+    {
+        std::ofstream trailer(runner, std::ios::binary | std::ios::app);
+        trailer << "FAKE_RUNNER_BEHAVIOUR=" << behaviour << ";";
+    }
+    fs::permissions(runner, fs::perms::owner_all);
+    return runner.string();
+}
+
+}  // namespace
+
+// Red team 13: a tool that exits 0 has checked only what the program let it run. A runner that says
+// it has no launcher, or ends itself with 0 in the middle of every case, runs no kernel under the
+// tool: that is no clean verdict ("checked": true with nothing checked), it is not checked.
+TEST_CASE("a tool that exited 0 while its cases broke off, or before any, is not clean")
+{
+    CHECK(tool_verdict({exited(0, false)}).end == ToolEnd::unfinished);
+    CHECK(tool_verdict({exited(0), exited(0, false)}).end == ToolEnd::unfinished);
+    CHECK(tool_verdict({exited(0, false), exited(sanitizer_error_exit_code)}).end == ToolEnd::errors);
+
+    const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
+    REQUIRE(exercise != nullptr);
+    const std::vector<harness::Case> cases = sanitizer_cases(harness::cases_for(*exercise));
+    REQUIRE(cases.size() >= 2);
+    const fs::path dir = test_support::fresh_dir("sanitizer_exits_clean");
+    // Told to quit once it said it has no launcher, it ends by itself, with 0 (it was left waiting for
+    // a command, and the tool killed, after the whole exit wait of each tool: 2 minutes an exercise).
+    const Played no_launcher = play("passthrough", runner_playing(dir, "no_launcher"));
+    CHECK(test_support::contains(why(no_launcher), "exited with code 0"));
+    CHECK(no_launcher.entry.at("cases").empty());
+    CHECK(no_launcher.entry.at("checked") == false);
+    CHECK_FALSE(no_launcher.costs);
+    CHECK_FALSE(test_support::contains(no_launcher.progress, "racecheck: clean"));
+
+    // Ends with 0 in its last case: the earlier cases ran under the tool, the last did not.
+    const Played exits =
+        play("passthrough", runner_playing(dir, "exits_clean_at:" + std::to_string(cases.back().index)));
+    CHECK(exits.entry.at("checked") == false);
+    CHECK_FALSE(exits.costs);
+    CHECK(test_support::contains(why(exits), "exited with code 0"));
+    CHECK(exits.entry.at("cases_failed").size() == 1);
+    fs::remove_all(dir);
+}
+
+// Red team 13: the rubric's hidden cases (grading/hidden_cases.hpp) are graded cases like any other,
+// and the small ones were picked for the sanitizer step, sent without their spec: a case the rubric
+// added has an index the runner's list lacks (the runner fails on it, the case breaks off, and the
+// tool is "not checked" for every student of such a course, the honest and the racy alike), and a
+// case the rubric hid was checked against its secret seed's input while the runner made the public
+// one. Sent with their spec they would put hidden inputs before a program whose forged "findings"
+// students read. The sanitizer step runs the visible cases only.
+TEST_CASE("a rubric's hidden cases neither switch the sanitizer step off nor run under it")
+{
+    const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
+    REQUIRE(exercise != nullptr);
+    std::vector<harness::Case> cases = harness::cases_for(*exercise);
+    const std::vector<harness::Case> visible_picked = sanitizer_cases(cases);
+    REQUIRE(visible_picked.size() >= 2);
+    // The smallest case hidden (a secret seed), and a small case the rubric added.
+    for (auto& c : cases)
+        if (c.index == visible_picked.front().index) {
+            c.hidden = true;
+            c.seed = 0x5ec7e7;
+        }
+    harness::Case extra = visible_picked.back();
+    extra.index = static_cast<int>(cases.size());
+    extra.label = "n=" + std::to_string(extra.n) + "/hidden";  // as large as the largest picked: picked
+    extra.hidden = true;
+    extra.seed = 0xabcdef;
+    cases.push_back(extra);
+    for (const auto& c : sanitizer_cases(cases)) CHECK_FALSE(c.hidden);
+
+    const Played played = play("clean", FAKE_RUNNER, std::chrono::seconds(30), cases);
+    CHECK(played.entry.at("checked") == true);
+    CHECK(played.entry.at("cases_failed").empty());
+    CHECK_FALSE(played.entry.at("cases").empty());
+    for (const auto& label : played.entry.at("cases")) {
+        CHECK(label != extra.label);
+        CHECK(label != visible_picked.front().label);
+    }
+}
+
+// Red team 13: memcheck stops a kernel at its out-of-bounds access, and the launch fails in the
+// program (cudaErrorLaunchFailure): the runner reports a CUDA error and exits. The supervisor
+// killed the tool at once on that report, before it printed what it found, so the most common
+// memcheck error was "not checked", free, while the graded run (no tool) passed the case. Now the
+// tool gets the exit wait to end by itself: its findings cost. A crash or a CUDA error with nothing
+// found stays free, though the tool's --check-exit-code turns the runner's exit status into its
+// error code.
+TEST_CASE("memcheck's out-of-bounds access, which fails the case's launch, costs; a bare exit status does not")
+{
+    const harness::Exercise* exercise = harness::find_exercise("scan_kogge_stone");
+    REQUIRE(exercise != nullptr);
+    const std::vector<harness::Case> cases = sanitizer_cases(harness::cases_for(*exercise));
+    REQUIRE(cases.size() >= 2);
+    const fs::path dir = test_support::fresh_dir("sanitizer_oob");
+    const std::string first = std::to_string(cases.front().index);
+
+    const Played oob = play("memcheck_oob", runner_playing(dir, "cuda_error_at:" + first));
+    CHECK(oob.costs);
+    REQUIRE(oob.entry.at("findings").size() == 1);
+    CHECK(oob.entry.at("findings")[0].at("line") == 12);
+    CHECK(oob.entry.at("checked") == true);
+
+    for (const std::string behaviour : {"cuda_error_at:" + first, "crash_at:" + first}) {
+        INFO(behaviour);
+        const Played bare = play("exit_code_checked", runner_playing(dir, behaviour));
+        CHECK_FALSE(bare.costs);
+        CHECK(bare.entry.at("checked") == false);
+        CHECK(test_support::contains(why(bare), "after a case broke off"));
+        CHECK(bare.entry.at("cases_failed").size() == 1);
+    }
+    fs::remove_all(dir);
 }
