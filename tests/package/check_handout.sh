@@ -13,12 +13,10 @@
 #      (the configure preset `default`, the build preset `grade`): it configures and builds, then
 #      grades, or, without a GPU, says why it cannot and grades nothing. This proves the handout's
 #      project is complete (configures, finds every file it compiles in the copy, links, runs). The
-#      copy's C++ objects whose compile is the main build's (same compiler and flags, the same
+#      copy's objects whose compile is the main build's (same compiler and flags, the same
 #      preprocessed text but for paths: reuse_objects.sh, its compiler launcher) are the main
 #      build's, copied; the others (grade's command line, whose sandbox default the handout turns
-#      off, for one) are compiled. Its CUDA files are compiled, at -O0 (host code; the device code
-#      keeps ptxas's optimisation): the same sources with -O3 are the main build's. So CI's two
-#      cores compile the grader once, not twice.
+#      off, for one) are compiled. So CI's two cores compile the grader once, not twice.
 #   check_handout.sh REPOSITORY BUILD_DIR WORK_DIR
 set -euo pipefail
 repo=$1 build=$2 work=$3
@@ -128,13 +126,13 @@ reuse_log=$work/reuse.log
 : > "$reuse_log"
 set +e
 (cd "$work/handout" && export PATH=/usr/local/cuda/bin:$PATH &&
-  cmake --preset default -DCMAKE_CUDA_FLAGS_RELEASE="-O0 -DNDEBUG" \
-    "-DCMAKE_CXX_COMPILER_LAUNCHER=$repo/tests/package/reuse_objects.sh;$repo;$(cd "$build" && pwd);$work/handout;$reuse_log" &&
+  launcher="$repo/tests/package/reuse_objects.sh;$repo;$(cd "$build" && pwd);$work/handout;$reuse_log" &&
+  cmake --preset default "-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher" "-DCMAKE_CUDA_COMPILER_LAUNCHER=$launcher" &&
   cmake --build --preset grade) > "$work/workflow.log" 2>&1
 status=$?
 set -e
 tail -n 25 "$work/workflow.log"
-echo "C++ objects: $(grep -c '^reused ' "$reuse_log") the main build's, $(grep -c '^compiled ' "$reuse_log") compiled:"
+echo "objects: $(grep -c '^reused ' "$reuse_log") the main build's, $(grep -c '^compiled ' "$reuse_log") compiled:"
 grep '^compiled ' "$reuse_log" || true
 # grade's command line holds the handout's own sandbox default: never the main build's object.
 grep -q '^compiled grader/grading/CMakeFiles/grading_core.dir/src/command_line\.cpp\.o: ' "$reuse_log" ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The C++ compiler launcher of the handout's clean copy (check_handout.sh): an object whose compile
+# The compiler launcher (C++ and CUDA) of the handout's clean copy (check_handout.sh): an object whose compile
 # is the main build's, the same compiler, the same flags and the same preprocessed text (paths
 # aside), is the main build's object, copied; any other is compiled. An object is a function of
 # those three, so the copy's grader is the one compiling the copy would give, and CI's two cores
@@ -49,22 +49,29 @@ words() { tr -s ' ' | sed 's/^ //'; }  # empty variables leave two spaces in a c
   compile "its flags are not the main build's" "$@"
 
 work=$(mktemp -d)
-# The copy's compile preprocessed (its depfile written as the compile would), and the main build's.
-copy_args=() main_args=()
-for ((k = 0; k < ${#args[@]}; k++)); do
-  if [ "${args[k]}" = -o ]; then copy_args+=(-o "$work/copy.i"); k=$((k + 1)); else copy_args+=("${args[k]}"); fi
-done
+# A command's flags without its output and depfile: the preprocessor's.
+preprocessor_flags() {
+  local words=("$@") k
+  for ((k = 0; k < ${#words[@]}; k++)); do
+    case "${words[k]}" in
+      -o | -MT | -MF) k=$((k + 1)) ;;
+      -MD | -c) ;;
+      *) printf '%s\n' "${words[k]}" ;;
+    esac
+  done
+}
+mapfile -t copy_args < <(preprocessor_flags "${args[@]:1}")
 read -r -a main_words <<< "$main_flags"
-for ((k = 0; k < ${#main_words[@]}; k++)); do
-  case "${main_words[k]}" in
-    -o) main_args+=(-o "$work/main.i"); k=$((k + 1)) ;;
-    -MT | -MF) k=$((k + 1)) ;;
-    -MD) ;;
-    *) main_args+=("${main_words[k]}") ;;
-  esac
-done
-"${copy_args[@]}" -E || compile "the copy does not preprocess" "$@"
-(cd "$build" && "$compiler" "${main_args[@]}" -E) || compile "the main build's source does not preprocess" "$@"
+mapfile -t main_args < <(preprocessor_flags "${main_words[@]}")
+# The copy's depfile, as its compile would write it. nvcc's -E is its host pass's text, which is
+# what ccache compares for nvcc too.
+depfile=""
+for ((k = 0; k + 1 < ${#args[@]}; k++)); do [ "${args[k]}" != -MF ] || depfile=${args[k + 1]}; done
+if [ -n "$depfile" ]; then
+  "$compiler" "${copy_args[@]}" -M -MT "$object" -o "$depfile" || compile "the copy's dependencies are not found" "$@"
+fi
+"$compiler" "${copy_args[@]}" -E -o "$work/copy.i" || compile "the copy does not preprocess" "$@"
+(cd "$build" && "$compiler" "${main_args[@]}" -E -o "$work/main.i") || compile "the main build's source does not preprocess" "$@"
 cmp -s <(copy_paths "$work/copy.i") <(main_paths "$work/main.i") || compile "its preprocessed text is not the main build's" "$@"
 cp "$build/$main_object" "$object"
 rm -rf "$work"
