@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The students' handout, as CI can check it without a GPU:
-#   1. the `handout` target assembles it;
+#   1. the `handout_for_tests` target assembles it: the `handout` target's handout with the
+#      references compiled for fewer GPU architectures (student_template/handout.cmake); the
+#      `handout` target's rules compile them for every architecture of GRADER_HANDOUT_ARCHITECTURES,
+#      machine code for each -real entry and PTX for each -virtual one, at least one of those;
 #   2. every file in it is a copy of a file the handout may carry (student_template/, the contract,
 #      the exercises' tasks and stubs, the grader's cmake/, harness/ and grading/ sources), or one
 #      of the two generated files of grader/references/;
@@ -8,14 +11,16 @@
 #      (and the check finds one planted there, so it can fail);
 #   4. a clean copy runs the two steps of the students' one command, `cmake --workflow --preset grade`
 #      (the configure preset `default`, the build preset `grade`): it configures and builds, then
-#      grades, or, without a GPU, says why it cannot and grades nothing. The copy is compiled with -O0
-#      instead of the Release flags' -O3: this proves the handout's project is complete (configures,
-#      compiles, links, runs); the same sources with -O3 are the main build's, and -O0 halves the
-#      time this test takes on CI's two cores.
+#      grades, or, without a GPU, says why it cannot and grades nothing. This proves the handout's
+#      project is complete (configures, finds every file it compiles in the copy, links, runs). The
+#      copy's objects whose compile is the main build's (same compiler and flags, the same
+#      preprocessed text but for paths: reuse_objects.sh, its compiler launcher) are the main
+#      build's, copied; the others (grade's command line, whose sandbox default the handout turns
+#      off, for one) are compiled. So CI's two cores compile the grader once, not twice.
 #   check_handout.sh REPOSITORY BUILD_DIR WORK_DIR
 set -euo pipefail
 repo=$1 build=$2 work=$3
-handout=$build/handout
+handout=$build/handout-for-tests
 rm -rf "$work" && mkdir -p "$work"
 
 step() { echo "== $*"; }
@@ -24,8 +29,30 @@ fail() {
   exit 1
 }
 
-step "assemble: cmake --build $build --target handout"
-cmake --build "$build" --target handout
+step "the release's handout compiles the references for every architecture of GRADER_HANDOUT_ARCHITECTURES"
+architectures=$(sed -n 's/^GRADER_HANDOUT_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt")
+[ -n "$architectures" ] || fail "no GRADER_HANDOUT_ARCHITECTURES in $build/CMakeCache.txt"
+[ -f "$build/build.ninja" ] || fail "$build is no Ninja build tree (the presets' generator)"
+compiles=$(ninja -C "$build" -t commands handout | grep -F 'CMakeFiles/handout_references.dir/reference/' || true)
+sources=$(find "$repo/reference" -maxdepth 1 -name '*.cu' | wc -l)
+[ "$(printf '%s\n' "$compiles" | grep -c . || true)" -eq "$sources" ] ||
+  fail "the handout target compiles $(printf '%s\n' "$compiles" | grep -c . || true) references, not the $sources of reference/"
+virtual=0
+IFS=';' read -r -a entries <<< "$architectures"
+for entry in "${entries[@]}"; do
+  case "$entry" in
+    *-real) code="sm_${entry%-real}" ;;
+    *-virtual) code="compute_${entry%-virtual}" virtual=$((virtual + 1)) ;;
+    *) code="compute_$entry,sm_$entry" virtual=$((virtual + 1)) ;;
+  esac
+  flag="--generate-code=arch=compute_${entry%-*},code=[$code]"
+  if printf '%s\n' "$compiles" | grep -vqF -- "$flag"; then fail "a reference is compiled without $flag for $entry"; fi
+done
+[ "$virtual" -gt 0 ] || fail "GRADER_HANDOUT_ARCHITECTURES ($architectures) has no PTX for later GPUs"
+echo "$sources references, each for $architectures"
+
+step "assemble: cmake --build $build --target handout_for_tests"
+cmake --build "$build" --target handout_for_tests
 
 step "every file is an allowed copy or a generated file"
 # The repository file a handout file must be a copy of; empty: the handout may not hold it.
@@ -93,16 +120,23 @@ else
   echo "no cuobjdump here: the device code's line information is checked where there is one"
 fi
 
-step "a clean copy: cmake --preset default && cmake --build --preset grade (the grade workflow, at -O0)"
+step "a clean copy: cmake --preset default && cmake --build --preset grade (the grade workflow; the main build's objects where they are the copy's)"
 cp -r "$handout" "$work/handout"
+reuse_log=$work/reuse.log
+: > "$reuse_log"
 set +e
 (cd "$work/handout" && export PATH=/usr/local/cuda/bin:$PATH &&
-  cmake --preset default -DCMAKE_CXX_FLAGS_RELEASE="-O0 -DNDEBUG" -DCMAKE_CUDA_FLAGS_RELEASE="-O0 -DNDEBUG" \
-    -DGRADER_ORCHESTRATION_OPTIMIZATION=-O0 &&
+  launcher="$repo/tests/package/reuse_objects.sh;$repo;$(cd "$build" && pwd);$work/handout;$reuse_log" &&
+  cmake --preset default "-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher" "-DCMAKE_CUDA_COMPILER_LAUNCHER=$launcher" &&
   cmake --build --preset grade) > "$work/workflow.log" 2>&1
 status=$?
 set -e
 tail -n 25 "$work/workflow.log"
+echo "objects: $(grep -c '^reused ' "$reuse_log") the main build's, $(grep -c '^compiled ' "$reuse_log") compiled:"
+grep '^compiled ' "$reuse_log" || true
+# grade's command line holds the handout's own sandbox default: never the main build's object.
+grep -q '^compiled grader/grading/CMakeFiles/grading_core.dir/src/command_line\.cpp\.o: ' "$reuse_log" ||
+  fail "the copy's command_line.cpp was not compiled: its sandbox default would be the main build's"
 for program in grade grader_reference_runner; do
   [ -x "$work/handout/build/bin/$program" ] || fail "the handout built no bin/$program"
 done
