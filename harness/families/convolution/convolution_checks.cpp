@@ -19,6 +19,19 @@ namespace {
 
 enum class Variant { flipped_mask, transposed_mask, clamped_ghosts, wrapped_ghosts, swapped_dimensions };
 
+// A case as the checks walk it: an image of height x width (1D: one row of n) and a mask of
+// mask_rows x mask_width weights (1D: one row), radius mask_width / 2.
+struct Grid {
+    std::int64_t height, width;
+    int mask_width, radius, mask_rows;
+};
+Grid grid_of(const Case& c, bool two_d)
+{
+    const ConvolutionShape& shape = shape_of<ConvolutionShape>(c);
+    return {two_d ? shape.height : 1, two_d ? shape.width : c.n, shape.mask_width, shape.mask_width / 2,
+            two_d ? shape.mask_width : 1};
+}
+
 // Calls fn(y, x) for every output position of a height x width image (1D: height 1), in parallel
 // stretches of about element_grain multiply-adds of a `taps`-weight mask; each output is computed
 // alone, so the results do not depend on the threads.
@@ -38,9 +51,10 @@ void for_each_output(std::int64_t height, std::int64_t width, int taps, Fn fn)
 // The output a kernel with this mistake computes, in double.
 UninitializedVector<double> convolve(const Case& c, const CaseInputs& inputs, bool two_d, Variant variant)
 {
-    std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const Grid grid = grid_of(c, two_d);
+    std::int64_t height = grid.height, width = grid.width;
     if (variant == Variant::swapped_dimensions) std::swap(height, width);
-    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2, rows = two_d ? w : 1;
+    const int w = grid.mask_width, r = grid.radius, rows = grid.mask_rows;
     UninitializedVector<double> out(static_cast<std::size_t>(c.n));
     auto fetch = [&](std::int64_t y, std::int64_t x) -> double {
         if (variant == Variant::clamped_ghosts) {
@@ -74,8 +88,9 @@ UninitializedVector<double> convolve(const Case& c, const CaseInputs& inputs, bo
 template <typename Fn>
 void for_each_tap(const Case& c, const CaseInputs& inputs, bool two_d, std::int64_t y, std::int64_t x, Fn fn)
 {
-    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
-    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2, rows = two_d ? w : 1;
+    const Grid grid = grid_of(c, two_d);
+    const std::int64_t height = grid.height, width = grid.width;
+    const int w = grid.mask_width, r = grid.radius, rows = grid.mask_rows;
     for (int j = 0; j < rows; ++j) {
         const std::int64_t yy = two_d ? y - r + j : 0;
         for (int k = 0; k < w; ++k) {
@@ -92,7 +107,7 @@ void for_each_tap(const Case& c, const CaseInputs& inputs, bool two_d, std::int6
 bool output_matches_mask(const Case& c, const CaseInputs& inputs, bool two_d, const std::vector<float>& mask,
                          const ArrayComparison& cmp, std::int64_t i)
 {
-    const std::int64_t width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const std::int64_t width = grid_of(c, two_d).width;
     double largest_weight = 0;
     for (float m : mask) largest_weight = std::max(largest_weight, static_cast<double>(std::fabs(m)));
     double sum = 0, abs_sum = 0, abs_inputs = 0;
@@ -144,8 +159,9 @@ bool solve(std::vector<double>& g, std::vector<double>& b, int size)
 std::optional<std::vector<float>> fitted_mask(const Case& c, const CaseInputs& inputs, bool two_d,
                                               const ArrayComparison& cmp)
 {
-    const std::int64_t width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
-    const int taps = (two_d ? shape_of<ConvolutionShape>(c).mask_width : 1) * shape_of<ConvolutionShape>(c).mask_width;
+    const Grid grid = grid_of(c, two_d);
+    const std::int64_t width = grid.width;
+    const int taps = grid.mask_rows * grid.mask_width;
     const auto n = static_cast<std::int64_t>(cmp.marks.size());
     const std::int64_t step = std::max<std::int64_t>(1, n / std::max<std::int64_t>(8 * taps, 4096));
     std::vector<std::int64_t> sample;
@@ -253,7 +269,8 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
         return true;
     };
     if (same_from(0, used->size())) return false;  // this case's own mask: the errors are something else
-    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
+    const Grid grid = grid_of(c, two_d);
+    const std::int64_t height = grid.height, width = grid.width;
     std::atomic<bool> all_match{true};
     for_each_output(height, width, static_cast<int>(used->size()), [&](std::int64_t y, std::int64_t x) {
         const std::int64_t i = y * width + x;
@@ -263,7 +280,7 @@ bool diagnose_other_mask(const Exercise& exercise, bool two_d, const Case& c, co
     });
     if (!all_match) return false;
 
-    const int w = shape_of<ConvolutionShape>(c).mask_width;
+    const int w = grid.mask_width;
     const bool zeros = std::all_of(used->begin(), used->end(), [](float m) { return m == 0.0f; });
     const bool first_row_only = two_d && !zeros && same_from(0, static_cast<std::size_t>(w));
     const std::vector<std::string> others =
@@ -319,9 +336,9 @@ bool near_tile_edges(std::int64_t coordinate, std::int64_t tile, int r)
 // Products and sums of float data in any order: gamma(terms) * sum |mask * in| (Higham 3.5).
 Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
 {
-    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
-    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2;
-    const int mask_rows = two_d ? w : 1;
+    const Grid grid = grid_of(c, two_d);
+    const std::int64_t height = grid.height, width = grid.width;
+    const int w = grid.mask_width, r = grid.radius, mask_rows = grid.mask_rows;
     Expected e;
     e.value.resize(static_cast<std::size_t>(c.n));
     const bool exact = c.data == DataKind::integers;
@@ -364,8 +381,9 @@ Expected conv_golden(const Case& c, const CaseInputs& inputs, bool two_d)
 // A direct convolution with zero ghosts, in float, as a CPU programmer would first write it.
 double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std::vector<float>& out)
 {
-    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
-    const int w = shape_of<ConvolutionShape>(c).mask_width, r = w / 2, rows = two_d ? w : 1;
+    const Grid grid = grid_of(c, two_d);
+    const std::int64_t height = grid.height, width = grid.width;
+    const int w = grid.mask_width, r = grid.radius, rows = grid.mask_rows;
     for (std::int64_t y = 0; y < height; ++y)
         for (std::int64_t x = 0; x < width; ++x) {
             float sum = 0;
@@ -387,8 +405,9 @@ double conv_cpu_version(const Case& c, const CaseInputs& inputs, bool two_d, std
 void diagnose_conv(const Exercise& exercise, bool two_d, const Case& c, const CaseInputs& inputs,
                    const Expected& expected, const ArrayComparison& cmp, Diagnosis& d)
 {
-    const std::int64_t height = two_d ? shape_of<ConvolutionShape>(c).height : 1, width = two_d ? shape_of<ConvolutionShape>(c).width : c.n;
-    const int r = shape_of<ConvolutionShape>(c).mask_width / 2;
+    const Grid grid = grid_of(c, two_d);
+    const std::int64_t height = grid.height, width = grid.width;
+    const int r = grid.radius;
 
     // Rows, columns, and whether the bad elements cluster at image borders or tile borders.
     std::vector<bool> bad_row(static_cast<std::size_t>(height)), bad_col(static_cast<std::size_t>(width));
