@@ -61,9 +61,7 @@ public:
             if (!run_.launcher_found) {
                 // Nothing to run: told to quit, the runner ends by itself (a wrapper's wait for it,
                 // exit_wait, is not spent on a runner left waiting for a command).
-                deadline_ = Clock::now() + std::chrono::seconds(5);
-                send(commands, MessageType::quit, nlohmann::json::object());
-                expect(answers, MessageType::done);
+                quit(commands, answers);
                 return;
             }
             // Cases of one visibility per runner: the first hidden case after visible ones starts a
@@ -71,9 +69,7 @@ public:
             const bool hidden = pending_.front().hidden;
             while (!pending_.empty() && pending_.front().hidden == hidden) run_case(commands, answers);
             answered_all_ = true;
-            deadline_ = Clock::now() + std::chrono::seconds(5);
-            send(commands, MessageType::quit, nlohmann::json::object());
-            expect(answers, MessageType::done);
+            quit(commands, answers);
         } catch (const Ended& ended) {
             end(child, ended);
         }
@@ -83,6 +79,14 @@ public:
     bool answered_all() const { return answered_all_; }
 
 private:
+    // Tells the runner to end and waits (5 s at most) for its last word.
+    void quit(ChannelWriter& commands, ChannelReader& answers)
+    {
+        deadline_ = Clock::now() + std::chrono::seconds(5);
+        send(commands, MessageType::quit, nlohmann::json::object());
+        expect(answers, MessageType::done);
+    }
+
     void run_case(ChannelWriter& commands, ChannelReader& answers)
     {
         const RunCase c = pending_.front();
