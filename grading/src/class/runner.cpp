@@ -342,6 +342,13 @@ std::optional<std::string> nvidia_smi_list()
     return std::nullopt;
 }
 
+// An entry of OUT/students/ (or a shard's) that is a student's folder: a real folder (no link) with
+// a name the roster gives.
+bool is_student_folder(const fs::directory_entry& entry)
+{
+    return is_student_name(entry.path().filename().string()) && !entry.is_symlink() && entry.is_directory();
+}
+
 // Every student folder below OUT/students/, by name; `odd`: the other folders and links there that are
 // not hidden ("alice (copy)", a link), which no student's is.
 std::vector<StudentFolder> read_students(const fs::path& out, std::vector<std::string>& odd)
@@ -351,7 +358,7 @@ std::vector<StudentFolder> read_students(const fs::path& out, std::vector<std::s
     for (fs::directory_iterator it(out / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (name.empty() || name[0] == '.') continue;
-        if (!is_student_name(name) || it->is_symlink() || !it->is_directory()) {
+        if (!is_student_folder(*it)) {
             if (it->is_symlink() || it->is_directory()) odd.push_back(class_detail::one_line_text(name));
             continue;
         }
@@ -479,7 +486,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     std::vector<std::string> gone;
     for (fs::directory_iterator it(output / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (is_student_name(name) && !it->is_symlink() && it->is_directory() && !names.count(name))
+        if (is_student_folder(*it) && !names.count(name))
             gone.push_back(name);
     }
     std::sort(gone.begin(), gone.end());
@@ -604,7 +611,7 @@ void copy_shard(const fs::path& shard, const fs::path& output, std::vector<std::
     std::error_code ec;
     for (fs::directory_iterator it(shard / "students", ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (!is_student_name(name) || it->is_symlink() || !it->is_directory()) continue;
+        if (!is_student_folder(*it)) continue;
         const fs::path target = output / "students" / name;
         if (!graded(it->path())) continue;
         if (graded(target)) {
