@@ -84,10 +84,12 @@ struct HostLinkTraffic {
     std::optional<double> student_per_call;    // nullopt: not counted (no counters, no timing)
     std::optional<double> reference_per_call;  // nullopt: not counted, or the reference was not timed beside
 };
-// Sets the report's computes_on_gpu check from the timed cases: not found where a case's calls
-// moved at least half their data over the link while the reference's moved under 5% of it (a
-// launcher that copies the input to the host and the result back moves all of it); found where
-// every case's calls moved under half with a quiet control; else not checked, with why.
+// Sets the report's computes_on_gpu check from the timed cases: found where every case's calls
+// moved under half their data over the link; not found where a case's calls moved at least half
+// their data more than the reference's calls beside them (a launcher that copies the input to the
+// host and the result back moves all of it, in its own batch's window, where the timing server's
+// checksums need it); else not checked, with why: no counters, or the reference's calls moved
+// as much (a neighbour copying, or a submission whose copies outlast its own batches).
 void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic>& timed_cases);
 
 // The report for one file of `exercise`: `ptx` the file's PTX (nullopt: none kept),

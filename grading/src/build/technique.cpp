@@ -292,7 +292,7 @@ std::string megabytes(double bytes)
 
 void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic>& timed_cases)
 {
-    constexpr double host_share = 0.5, quiet_share = 0.05;
+    constexpr double host_share = 0.5;
     TechniqueCheck* check = nullptr;
     for (auto& c : report.checks)
         if (c.technique == Technique::computes_on_gpu) check = &c;
@@ -300,33 +300,36 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
     std::vector<std::string> on_gpu, not_checked;
     for (const HostLinkTraffic& t : timed_cases) {
         const std::string data = " of the " + megabytes(t.data_bytes) + " each call must read and write";
+        const std::string control =
+            t.reference_per_call ? " (the reference's beside it: " + megabytes(*t.reference_per_call) + ")" : "";
         if (!t.student_per_call) {
             not_checked.push_back(t.case_label + ": the GPU's PCIe byte counters were not read (NVML)");
+        } else if (*t.student_per_call < host_share * t.data_bytes) {
+            on_gpu.push_back(t.case_label + ": " + megabytes(*t.student_per_call) + " a call over PCIe" + data + control);
         } else if (!t.reference_per_call) {
-            not_checked.push_back(t.case_label + ": no reference timed beside it to tell the machine's traffic apart");
-        } else if (*t.reference_per_call >= quiet_share * t.data_bytes) {
-            not_checked.push_back(t.case_label + ": the reference's calls moved " + megabytes(*t.reference_per_call) +
-                                  " each over PCIe too (traffic of the machine)");
-        } else if (*t.student_per_call >= host_share * t.data_bytes) {
+            not_checked.push_back(t.case_label + ": its calls moved " + megabytes(*t.student_per_call) +
+                                  " each over PCIe, and no reference was timed beside them to tell the machine's "
+                                  "traffic apart");
+        } else if (*t.student_per_call - *t.reference_per_call >= host_share * t.data_bytes) {
             check->found = false;
             check->not_checked.clear();
             check->evidence = t.case_label + ": each timed call moved " + megabytes(*t.student_per_call) +
-                              " between host and GPU" + data + " (the reference's: " +
-                              megabytes(*t.reference_per_call) + ")";
+                              " between host and GPU" + data + control;
             return;
         } else {
-            on_gpu.push_back(t.case_label + ": " + megabytes(*t.student_per_call) + " a call over PCIe" + data +
-                             " (the reference's: " + megabytes(*t.reference_per_call) + ")");
+            not_checked.push_back(t.case_label + ": its calls moved " + megabytes(*t.student_per_call) +
+                                  " each over PCIe, but the reference's beside them " +
+                                  megabytes(*t.reference_per_call) + " (traffic of the machine)");
         }
     }
-    if (!on_gpu.empty() && not_checked.empty()) {
+    if (!not_checked.empty()) {
+        check->found.reset();
+        check->not_checked = not_checked.front();
+    } else if (!on_gpu.empty()) {
         check->found = true;
         check->not_checked.clear();
         check->evidence = on_gpu.front();
         for (std::size_t i = 1; i < on_gpu.size(); ++i) check->evidence += "; " + on_gpu[i];
-    } else if (!not_checked.empty()) {
-        check->found.reset();
-        check->not_checked = not_checked.front();
     }
 }
 

@@ -252,22 +252,36 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
     SUBCASE("half the data a call is enough to tell; block sums read back by the host are not")
     {
         TechniqueReport half = fresh(), sums = fresh();
-        record_host_link(half, {{"n=67108864/int", data, 0.5 * data, 1e3}});
+        record_host_link(half, {{"n=67108864/int", data, 0.5 * data + 1e3, 1e3}});
         record_host_link(sums, {{"n=67108864/int", data, 0.01 * data, 1e3}});
         CHECK(check_of(half, Technique::computes_on_gpu).found == false);
         CHECK(check_of(sums, Technique::computes_on_gpu).found == true);
     }
-    SUBCASE("traffic of the machine (the reference's calls moved data too), no counters, no reference: not checked")
+    SUBCASE("traffic of the machine: held to the reference's beside it; a neighbour never costs points")
     {
-        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 0.2 * data},
+        // A neighbour copying 100 MB a call through both sides' turns: the host's traffic still shows.
+        TechniqueReport busy = fresh();
+        record_host_link(busy, {{"n=67108864/int", data, 645e6, 100e6}});
+        CHECK(check_of(busy, Technique::computes_on_gpu).found == false);
+        // An honest launcher beside a neighbour copying 400 MB a call: found, whatever the control.
+        TechniqueReport honest = fresh();
+        record_host_link(honest, {{"n=67108864/int", data, 400e6 * 0.2, 400e6}});
+        CHECK(check_of(honest, Technique::computes_on_gpu).found == true);
+        // The submission's calls moved much, but so did the reference's (copies left running into
+        // them, or a neighbour): not decided. No counters, or much traffic and no reference: not either.
+        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 400e6},
                                          HostLinkTraffic{"n=67108864/int", data, std::nullopt, std::nullopt},
                                          HostLinkTraffic{"n=67108864/int", data, 545e6, std::nullopt}}) {
             TechniqueReport r = fresh();
             record_host_link(r, {t});
             CHECK_FALSE(check_of(r, Technique::computes_on_gpu).found.has_value());
             CHECK_FALSE(check_of(r, Technique::computes_on_gpu).not_checked.empty());
-            CHECK(r.missing().empty());  // a neighbour's copies never cost a submission its points
+            CHECK(r.missing().empty());
         }
+        // Little traffic and no reference beside it: found (nothing to explain away).
+        TechniqueReport alone = fresh();
+        record_host_link(alone, {{"n=67108864/int", data, 3e3, std::nullopt}});
+        CHECK(check_of(alone, Technique::computes_on_gpu).found == true);
     }
     SUBCASE("two timed cases: one on the host is enough")
     {
