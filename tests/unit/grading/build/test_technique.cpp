@@ -278,6 +278,42 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
             CHECK_FALSE(check_of(r, Technique::computes_on_gpu).not_checked.empty());
             CHECK(r.missing().empty());
         }
+        // A slow honest launcher (17.5 ms a call, the reference 0.6 ms) beside a neighbour copying
+        // 50 GB/s (red team 14, pumps_pcie_beside_neighbour): its long windows catch 875 MB a call of
+        // the neighbour's traffic, the reference's short ones 30 MB. Held to the reference's rate
+        // over its own time, that is the machine's: not decided, never missing.
+        HostLinkTraffic slow{"n=67108864/int", data, 875e6, 30e6};
+        slow.student_ms_per_call = 17.5;
+        slow.reference_ms_per_call = 0.6;
+        TechniqueReport slow_report = fresh();
+        record_host_link(slow_report, {slow});
+        CHECK_FALSE(check_of(slow_report, Technique::computes_on_gpu).found.has_value());
+        CHECK(check_of(slow_report, Technique::computes_on_gpu).not_checked.find("17.5 ms") != std::string::npos);
+        CHECK(slow_report.missing().empty());
+        // The same windows without the times (the per-call rule): the neighbour would cost its points.
+        slow.student_ms_per_call = slow.reference_ms_per_call = 0;
+        TechniqueReport unscaled = fresh();
+        record_host_link(unscaled, {slow});
+        CHECK(check_of(unscaled, Technique::computes_on_gpu).found == false);
+        // A slow launcher on the host beside a quiet machine: its own copies still show, however long
+        // its windows (0.03 MB in the reference's 0.6 ms is 1 MB over 20 ms).
+        HostLinkTraffic host{"n=67108864/int", data, 545e6, 3e4};
+        host.student_ms_per_call = 20;
+        host.reference_ms_per_call = 0.6;
+        TechniqueReport host_report = fresh();
+        record_host_link(host_report, {host});
+        CHECK(check_of(host_report, Technique::computes_on_gpu).found == false);
+        // A faster submission than the reference: the control is never scaled down.
+        HostLinkTraffic fast{"n=67108864/int", data, 300e6, 100e6};
+        fast.student_ms_per_call = 0.1;
+        fast.reference_ms_per_call = 0.6;
+        TechniqueReport fast_report = fresh();
+        record_host_link(fast_report, {fast});
+        CHECK_FALSE(check_of(fast_report, Technique::computes_on_gpu).found.has_value());
+        // A case with nothing to move tells nothing (no division, no verdict from 0 >= 0).
+        TechniqueReport empty = fresh();
+        record_host_link(empty, {{"n=0", 0, 0, 0}});
+        CHECK_FALSE(check_of(empty, Technique::computes_on_gpu).found.has_value());
         // Little traffic and no reference beside it: found (nothing to explain away).
         TechniqueReport alone = fresh();
         record_host_link(alone, {{"n=67108864/int", data, 3e3, std::nullopt}});
