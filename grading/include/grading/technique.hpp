@@ -90,8 +90,9 @@ struct HostLinkTraffic {
     double student_ms_per_call = 0, reference_ms_per_call = 0;
 };
 // Sets the report's computes_on_gpu check from the timed cases: found where every case's calls
-// moved under half their data over the link; not found where a case's calls moved at least half
-// their data more than the reference's calls beside them, taken at their rate over the
+// moved under 15% of their data over the link; not found where a case's calls moved at least 15%
+// of their data more than the reference's calls beside them (a reduction's input packed to 16
+// bits on the GPU and summed on the host moves 25%), taken at their rate over the
 // submission's window time where that is more (a launcher that copies the input to the
 // host and the result back moves all of it, in its own batch's window, where the timing server's
 // checksums need it); else not checked, with why: no counters, or the reference's calls moved

@@ -249,13 +249,21 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         CHECK(r.missing_required(false) == std::vector<Technique>{Technique::computes_on_gpu});
         CHECK(missing_sentence(Technique::computes_on_gpu).find("host") != std::string::npos);
     }
-    SUBCASE("half the data a call is enough to tell; block sums read back by the host are not")
+    SUBCASE("15% of the data a call is enough to tell; block sums read back by the host are not")
     {
         TechniqueReport half = fresh(), sums = fresh();
         record_host_link(half, {{"n=67108864/int", data, 0.5 * data + 1e3, 1e3}});
         record_host_link(sums, {{"n=67108864/int", data, 0.01 * data, 1e3}});
         CHECK(check_of(half, Technique::computes_on_gpu).found == false);
         CHECK(check_of(sums, Technique::computes_on_gpu).found == true);
+        // A reduction's input packed to int16 on the GPU and summed on the host (red team 14,
+        // packs_input_for_host_sum): a quarter of the 1074 MB at n = 2^27, found before.
+        TechniqueReport packed = fresh(), bits11 = fresh();
+        const double reduction = 8.0 * 134217728 + 8;
+        record_host_link(packed, {{"n=134217728/int", reduction, 0.25 * reduction, 40e3}});
+        record_host_link(bits11, {{"n=134217728/int", reduction, 11.0 / 64 * reduction, 40e3}});
+        CHECK(check_of(packed, Technique::computes_on_gpu).found == false);
+        CHECK(check_of(bits11, Technique::computes_on_gpu).found == false);
     }
     SUBCASE("traffic of the machine: held to the reference's beside it; a neighbour never costs points")
     {
@@ -265,11 +273,11 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         CHECK(check_of(busy, Technique::computes_on_gpu).found == false);
         // An honest launcher beside a neighbour copying 400 MB a call: found, whatever the control.
         TechniqueReport honest = fresh();
-        record_host_link(honest, {{"n=67108864/int", data, 400e6 * 0.2, 400e6}});
+        record_host_link(honest, {{"n=67108864/int", data, 400e6 * 0.1, 400e6}});
         CHECK(check_of(honest, Technique::computes_on_gpu).found == true);
         // The submission's calls moved much, but so did the reference's (copies left running into
         // them, or a neighbour): not decided. No counters, or much traffic and no reference: not either.
-        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 400e6},
+        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 500e6},
                                          HostLinkTraffic{"n=67108864/int", data, std::nullopt, std::nullopt},
                                          HostLinkTraffic{"n=67108864/int", data, 545e6, std::nullopt}}) {
             TechniqueReport r = fresh();
@@ -304,7 +312,7 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         record_host_link(host_report, {host});
         CHECK(check_of(host_report, Technique::computes_on_gpu).found == false);
         // A faster submission than the reference: the control is never scaled down.
-        HostLinkTraffic fast{"n=67108864/int", data, 300e6, 100e6};
+        HostLinkTraffic fast{"n=67108864/int", data, 300e6, 250e6};
         fast.student_ms_per_call = 0.1;
         fast.reference_ms_per_call = 0.6;
         TechniqueReport fast_report = fresh();
