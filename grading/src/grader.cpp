@@ -263,7 +263,8 @@ void record_timed_host_link(const harness::Exercise& exercise, const std::vector
         // A case whose timing did not happen (its note says why) has no turns to read.
         if (!r.timing || r.timing->student_samples_ms.empty() || c == cases.end()) continue;
         timed.push_back({r.label, static_cast<double>(harness::minimum_bytes(exercise, *c)),
-                         r.timing->student_link_bytes_per_call, r.timing->reference_link_bytes_per_call});
+                         r.timing->student_link_bytes_per_call, r.timing->reference_link_bytes_per_call,
+                         r.timing->student_link_ms_per_call, r.timing->reference_link_ms_per_call});
     }
     record_host_link(*result.technique, timed);
 }

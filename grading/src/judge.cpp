@@ -104,20 +104,25 @@ nlohmann::json batch_rows(const std::vector<harness::timing::Window>& windows)
     return rows;
 }
 
-// Bytes over the host link per launcher call in the counted, launched batches; nullopt where one
-// of them was not counted, or there are none.
-std::optional<double> link_bytes_per_call(const std::vector<harness::timing::Window>& windows, int reps)
+// Bytes over the host link per launcher call in the counted, launched batches, and the grader's
+// milliseconds around them per call; bytes nullopt where one of them was not counted, or there are none.
+struct LinkPerCall {
+    std::optional<double> bytes;
+    double ms = 0;
+};
+LinkPerCall link_per_call(const std::vector<harness::timing::Window>& windows, int reps)
 {
-    double bytes = 0;
+    double bytes = 0, ms = 0;
     int calls = 0;
     for (const auto& w : windows) {
         if (w.warmup || !w.launched) continue;
-        if (!w.host_link_bytes) return std::nullopt;
+        if (!w.host_link_bytes) return {};
         bytes += static_cast<double>(*w.host_link_bytes);
+        ms += w.grader_ms;
         calls += reps;
     }
-    if (calls == 0) return std::nullopt;
-    return bytes / calls;
+    if (calls == 0) return {};
+    return {bytes / calls, ms / calls};
 }
 
 // The time of a speed case from its batches (harness/timing/timing_model.hpp).
@@ -157,8 +162,14 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     t.student_window_ms = median(windows);
     t.rounds = turns.rounds;
     t.capped = turns.capped;
-    t.student_link_bytes_per_call = link_bytes_per_call(turns.student, reps);
-    if (turns.reference_failure.empty()) t.reference_link_bytes_per_call = link_bytes_per_call(turns.reference, reps);
+    const LinkPerCall student_link = link_per_call(turns.student, reps);
+    t.student_link_bytes_per_call = student_link.bytes;
+    t.student_link_ms_per_call = student_link.ms;
+    if (turns.reference_failure.empty()) {
+        const LinkPerCall reference_link = link_per_call(turns.reference, reps);
+        t.reference_link_bytes_per_call = reference_link.bytes;
+        t.reference_link_ms_per_call = reference_link.ms;
+    }
     t.turns = static_cast<int>(timing.turns.size());
     for (const auto& run : timing.turns) t.batch_seconds += run.seconds;
     t.other_processes = timing.other_processes;

@@ -52,6 +52,8 @@ struct TimingResult {
     // host_link_bytes), the submission's and the reference's beside it: what computes_on_gpu is
     // decided from (grading/technique.hpp). nullopt: not counted.
     std::optional<double> student_link_bytes_per_call, reference_link_bytes_per_call;
+    // The grader's clock around those batches, per call: traffic of the machine grows with it.
+    double student_link_ms_per_call = 0, reference_link_ms_per_call = 0;
     double batch_seconds = 0;          // wall time of the turns (the GPU to themselves)
     double alone_seconds = 0;          // wall time of the reference's batches alone
     std::vector<double> student_samples_ms, reference_samples_ms;  // one call's time per batch, in order

@@ -83,10 +83,17 @@ struct HostLinkTraffic {
     double data_bytes = 0;                     // what one call must read and write (harness::minimum_bytes)
     std::optional<double> student_per_call;    // nullopt: not counted (no counters, no timing)
     std::optional<double> reference_per_call;  // nullopt: not counted, or the reference was not timed beside
+    // The grader's clock around those windows, per call (0: not known). Traffic of the machine
+    // (a neighbour copying) grows with a window's time, so a slow submission's longer windows
+    // catch more of it than the reference's short ones: the control is the reference's traffic
+    // at its rate over the submission's time, where that is more.
+    double student_ms_per_call = 0, reference_ms_per_call = 0;
 };
 // Sets the report's computes_on_gpu check from the timed cases: found where every case's calls
-// moved under half their data over the link; not found where a case's calls moved at least half
-// their data more than the reference's calls beside them (a launcher that copies the input to the
+// moved under 15% of their data over the link; not found where a case's calls moved at least 15%
+// of their data more than the reference's calls beside them (a reduction's input packed to 16
+// bits on the GPU and summed on the host moves 25%), taken at their rate over the
+// submission's window time where that is more (a launcher that copies the input to the
 // host and the result back moves all of it, in its own batch's window, where the timing server's
 // checksums need it); else not checked, with why: no counters, or the reference's calls moved
 // as much (a neighbour copying, or a submission whose copies outlast its own batches).

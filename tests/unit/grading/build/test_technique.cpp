@@ -249,13 +249,21 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         CHECK(r.missing_required(false) == std::vector<Technique>{Technique::computes_on_gpu});
         CHECK(missing_sentence(Technique::computes_on_gpu).find("host") != std::string::npos);
     }
-    SUBCASE("half the data a call is enough to tell; block sums read back by the host are not")
+    SUBCASE("15% of the data a call is enough to tell; block sums read back by the host are not")
     {
         TechniqueReport half = fresh(), sums = fresh();
         record_host_link(half, {{"n=67108864/int", data, 0.5 * data + 1e3, 1e3}});
         record_host_link(sums, {{"n=67108864/int", data, 0.01 * data, 1e3}});
         CHECK(check_of(half, Technique::computes_on_gpu).found == false);
         CHECK(check_of(sums, Technique::computes_on_gpu).found == true);
+        // A reduction's input packed to int16 on the GPU and summed on the host (red team 14,
+        // packs_input_for_host_sum): a quarter of the 1074 MB at n = 2^27, found before.
+        TechniqueReport packed = fresh(), bits11 = fresh();
+        const double reduction = 8.0 * 134217728 + 8;
+        record_host_link(packed, {{"n=134217728/int", reduction, 0.25 * reduction, 40e3}});
+        record_host_link(bits11, {{"n=134217728/int", reduction, 11.0 / 64 * reduction, 40e3}});
+        CHECK(check_of(packed, Technique::computes_on_gpu).found == false);
+        CHECK(check_of(bits11, Technique::computes_on_gpu).found == false);
     }
     SUBCASE("traffic of the machine: held to the reference's beside it; a neighbour never costs points")
     {
@@ -265,11 +273,11 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         CHECK(check_of(busy, Technique::computes_on_gpu).found == false);
         // An honest launcher beside a neighbour copying 400 MB a call: found, whatever the control.
         TechniqueReport honest = fresh();
-        record_host_link(honest, {{"n=67108864/int", data, 400e6 * 0.2, 400e6}});
+        record_host_link(honest, {{"n=67108864/int", data, 400e6 * 0.1, 400e6}});
         CHECK(check_of(honest, Technique::computes_on_gpu).found == true);
         // The submission's calls moved much, but so did the reference's (copies left running into
         // them, or a neighbour): not decided. No counters, or much traffic and no reference: not either.
-        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 400e6},
+        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 500e6},
                                          HostLinkTraffic{"n=67108864/int", data, std::nullopt, std::nullopt},
                                          HostLinkTraffic{"n=67108864/int", data, 545e6, std::nullopt}}) {
             TechniqueReport r = fresh();
@@ -278,6 +286,42 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
             CHECK_FALSE(check_of(r, Technique::computes_on_gpu).not_checked.empty());
             CHECK(r.missing().empty());
         }
+        // A slow honest launcher (17.5 ms a call, the reference 0.6 ms) beside a neighbour copying
+        // 50 GB/s (red team 14, pumps_pcie_beside_neighbour): its long windows catch 875 MB a call of
+        // the neighbour's traffic, the reference's short ones 30 MB. Held to the reference's rate
+        // over its own time, that is the machine's: not decided, never missing.
+        HostLinkTraffic slow{"n=67108864/int", data, 875e6, 30e6};
+        slow.student_ms_per_call = 17.5;
+        slow.reference_ms_per_call = 0.6;
+        TechniqueReport slow_report = fresh();
+        record_host_link(slow_report, {slow});
+        CHECK_FALSE(check_of(slow_report, Technique::computes_on_gpu).found.has_value());
+        CHECK(check_of(slow_report, Technique::computes_on_gpu).not_checked.find("17.5 ms") != std::string::npos);
+        CHECK(slow_report.missing().empty());
+        // The same windows without the times (the per-call rule): the neighbour would cost its points.
+        slow.student_ms_per_call = slow.reference_ms_per_call = 0;
+        TechniqueReport unscaled = fresh();
+        record_host_link(unscaled, {slow});
+        CHECK(check_of(unscaled, Technique::computes_on_gpu).found == false);
+        // A slow launcher on the host beside a quiet machine: its own copies still show, however long
+        // its windows (0.03 MB in the reference's 0.6 ms is 1 MB over 20 ms).
+        HostLinkTraffic host{"n=67108864/int", data, 545e6, 3e4};
+        host.student_ms_per_call = 20;
+        host.reference_ms_per_call = 0.6;
+        TechniqueReport host_report = fresh();
+        record_host_link(host_report, {host});
+        CHECK(check_of(host_report, Technique::computes_on_gpu).found == false);
+        // A faster submission than the reference: the control is never scaled down.
+        HostLinkTraffic fast{"n=67108864/int", data, 300e6, 250e6};
+        fast.student_ms_per_call = 0.1;
+        fast.reference_ms_per_call = 0.6;
+        TechniqueReport fast_report = fresh();
+        record_host_link(fast_report, {fast});
+        CHECK_FALSE(check_of(fast_report, Technique::computes_on_gpu).found.has_value());
+        // A case with nothing to move tells nothing (no division, no verdict from 0 >= 0).
+        TechniqueReport empty = fresh();
+        record_host_link(empty, {{"n=0", 0, 0, 0}});
+        CHECK_FALSE(check_of(empty, Technique::computes_on_gpu).found.has_value());
         // Little traffic and no reference beside it: found (nothing to explain away).
         TechniqueReport alone = fresh();
         record_host_link(alone, {{"n=67108864/int", data, 3e3, std::nullopt}});
