@@ -11,7 +11,7 @@ namespace {
 using formats::fixed;
 using formats::md_text;
 
-constexpr std::size_t max_failing_cases = 10, max_compile_lines = 20;
+constexpr std::size_t markdown_max_failing_cases = 10, markdown_max_compile_lines = 20;
 
 std::string table_status(const ExerciseResult& e)
 {
@@ -53,7 +53,7 @@ std::string failure_section(const ExerciseResult& e)
         std::string out = heading + md_text(formats::spoken(e.status)) + "\n\n" + fix_first;
         if (!e.message.empty()) out += md_text(e.message) + "\n\n";
         if (!e.compile_output.empty() && e.status != ExerciseStatus::missing_launcher)
-            out += formats::md_block(formats::first_lines(e.compile_output, max_compile_lines)) + "\n";
+            out += formats::md_block(formats::first_lines(e.compile_output, markdown_max_compile_lines)) + "\n";
         return out;
     }
     const std::size_t failing = e.cases.size() - formats::cases_passed(e);
@@ -70,9 +70,9 @@ std::string failure_section(const ExerciseResult& e)
     if (!technique.empty()) out += technique.substr(1) + "\n";
     std::size_t listed = 0;
     for (const auto& c : e.cases)
-        if (c.status != CaseStatus::pass && listed++ < max_failing_cases) out += failing_case_item(c);
-    if (failing > max_failing_cases)
-        out += "- ... and " + std::to_string(failing - max_failing_cases) + " more (results.json lists them all)\n";
+        if (c.status != CaseStatus::pass && listed++ < markdown_max_failing_cases) out += failing_case_item(c);
+    if (failing > markdown_max_failing_cases)
+        out += "- ... and " + std::to_string(failing - markdown_max_failing_cases) + " more (results.json lists them all)\n";
     return out + "\n";
 }
 
