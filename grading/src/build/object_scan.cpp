@@ -33,7 +33,7 @@ bool has_prefix(std::string_view text, std::string_view prefix)
     return text.substr(0, prefix.size()) == prefix;
 }
 
-std::string shown(const std::string& name)
+std::string shown_symbol(const std::string& name)
 {
     return name.empty() ? std::string("an unnamed place") : "`" + detail::demangled_name(name) + "`";
 }
@@ -228,7 +228,7 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
     constexpr std::uint8_t stt_gnu_ifunc = 10;
     for (const auto& s : o.symbols)
         if (s.type == stt_gnu_ifunc && s.section != elf::shn_undef) {
-            findings.push_back("defines " + shown(s.name) +
+            findings.push_back("defines " + shown_symbol(s.name) +
                                " as an indirect function (ifunc), whose resolver runs before the grader's runner "
                                "starts: a submission's code runs only when its launcher is called");
             break;
@@ -279,12 +279,12 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
                     std::set<const ElfSymbol*> visited;
                     const std::string work = foreign_work_in_initializer(o, *function, 0, visited);
                     if (work.empty()) continue;  // the compiler registering library objects' destructors
-                    findings.push_back("runs " + shown(work) + " " + when +
+                    findings.push_back("runs " + shown_symbol(work) + " " + when +
                                        " (a global object with a constructor, or a global initialized by a call): "
                                        "a submission's code runs only when its launcher is called");
                     continue;
                 }
-                findings.push_back("runs " + shown(target) + " " + when + " (" + name +
+                findings.push_back("runs " + shown_symbol(target) + " " + when + " (" + name +
                                    "): a submission's code runs only when its launcher is called");
             }
         // Entries written as numbers rather than relocated addresses.
@@ -317,7 +317,7 @@ std::vector<std::string> registration_findings(const ElfObject& o)
             const bool code = (o.sections[section].flags & elf::shf_execinstr) != 0;
             if (code && caller != nullptr && is_nvcc_registration(*caller)) continue;
             const std::string where =
-                caller ? shown(caller->name) : "section " + o.sections[section].name + " at " + hex(r.offset);
+                caller ? shown_symbol(caller->name) : "section " + o.sections[section].name + " at " + hex(r.offset);
             if (!said.insert(target + "|" + where).second) continue;
             if (findings.size() >= 8) continue;  // counted below
             findings.push_back((code ? "calls `" + target + "` from " : "keeps the address of `" + target + "` in ") +
@@ -544,7 +544,7 @@ std::vector<std::string> raw_system_call_instructions(const std::string& disasse
         const bool raw = mnemonic == "syscall" || mnemonic == "sysenter" || mnemonic == "svc" ||
                          (mnemonic == "int" && has_prefix(operands, "$0x80"));
         if (!raw) continue;
-        const std::string where = function.empty() ? std::string() : " in " + shown(function);
+        const std::string where = function.empty() ? std::string() : " in " + shown_symbol(function);
         found.push_back("contains a `" + mnemonic + (mnemonic == "int" ? " $0x80" : "") + "` instruction" + where +
                         ", which makes a system call directly");
         if (found.size() >= 8) break;

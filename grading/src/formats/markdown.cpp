@@ -13,7 +13,7 @@ using formats::md_text;
 
 constexpr std::size_t markdown_max_failing_cases = 10, markdown_max_compile_lines = 20;
 
-std::string table_status(const ExerciseResult& e)
+std::string markdown_status(const ExerciseResult& e)
 {
     if (e.status != ExerciseStatus::graded) return formats::spoken(e.status);
     if (!e.library_use.empty()) return "library use";
@@ -26,7 +26,7 @@ std::string table_row(const ExerciseResult& e)
     const bool speed = slowest && slowest->timing->reference_ms > 0;
     const std::string cases =
         e.cases.empty() ? "-" : std::to_string(formats::cases_passed(e)) + "/" + std::to_string(e.cases.size());
-    return "| " + md_text(e.name) + " | " + md_text(table_status(e)) + " | " + cases + " | " + fixed(e.points, 2) +
+    return "| " + md_text(e.name) + " | " + md_text(markdown_status(e)) + " | " + cases + " | " + fixed(e.points, 2) +
            " / " + fixed(e.max_points, 2) + " | " +
            (speed ? fixed(slowest->timing->speedup_vs_reference, 2) + "\u00d7" : "-") + " | " +
            (slowest && slowest->timing->bandwidth_gb_s > 0 ? fixed(slowest->timing->bandwidth_gb_s, 0) : "-") + " |\n";
