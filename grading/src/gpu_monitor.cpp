@@ -33,6 +33,19 @@ struct NvmlProcessUtilization {
     unsigned long long time_stamp;  // CPU time, microseconds since the epoch
     unsigned int sm_util, memory_util, encoder_util, decoder_util;
 };
+// nvmlFieldValue_t (nvmlDeviceGetFieldValues), with its value as the 8 bytes of nvmlValue_t.
+struct NvmlFieldValue {
+    unsigned int field_id;
+    unsigned int scope_id;
+    long long timestamp;
+    long long latency_usec;
+    int value_type;  // nvmlValueType_t: 1 unsigned int, 3 unsigned long long, ...
+    NvmlReturn result;
+    unsigned long long value;
+};
+constexpr unsigned int nvml_field_pcie_tx_bytes = 197, nvml_field_pcie_rx_bytes = 198;  // NVML_FI_DEV_PCIE_COUNT_*
+constexpr int nvml_value_unsigned_int = 1;
+constexpr auto link_reading_period = std::chrono::milliseconds(10);  // PCIe 5 x16 moves < 1 GB in it: no double wrap
 // NVML records a process's utilization per sample period (about 1/6 s): a sample taken just after
 // a timing began can still hold work from before it, so only later samples count.
 constexpr auto utilization_sample_period = std::chrono::milliseconds(200);
@@ -63,6 +76,7 @@ struct GpuMonitor::Nvml {
     NvmlReturn (*power_usage)(NvmlDevice, unsigned int*) = nullptr;
     NvmlReturn (*clock_reasons)(NvmlDevice, unsigned long long*) = nullptr;
     NvmlReturn (*process_utilization)(NvmlDevice, NvmlProcessUtilization*, unsigned int*, unsigned long long) = nullptr;
+    NvmlReturn (*field_values)(NvmlDevice, int, NvmlFieldValue*) = nullptr;
 
     ~Nvml()
     {
@@ -95,6 +109,7 @@ GpuMonitor::GpuMonitor(const std::string& uuid)
         return;
     }
     symbol(nvml->process_utilization, "nvmlDeviceGetProcessUtilization");
+    symbol(nvml->field_values, "nvmlDeviceGetFieldValues");
     if (!symbol(nvml->clock_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
         symbol(nvml->clock_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (init() != 0) {
@@ -109,7 +124,55 @@ GpuMonitor::GpuMonitor(const std::string& uuid)
     nvml_ = std::move(nvml);
 }
 
-GpuMonitor::~GpuMonitor() = default;
+GpuMonitor::~GpuMonitor()
+{
+    {
+        const std::lock_guard<std::mutex> hold(link_mutex_);
+        link_stopping_ = true;
+    }
+    link_stop_.notify_all();
+    if (link_reader_.joinable()) link_reader_.join();
+}
+
+void WrappingCounter::read(std::uint64_t value)
+{
+    const std::uint64_t mask = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    value &= mask;
+    if (last) total += (value - *last) & mask;
+    last = value;
+}
+
+bool GpuMonitor::read_link_counters()
+{
+    if (!nvml_ || !nvml_->field_values) return false;
+    NvmlFieldValue fields[2] = {};
+    fields[0].field_id = nvml_field_pcie_tx_bytes;
+    fields[1].field_id = nvml_field_pcie_rx_bytes;
+    if (nvml_->field_values(nvml_->device, 2, fields) != 0 || fields[0].result != 0 || fields[1].result != 0)
+        return false;
+    link_tx_.bits = fields[0].value_type == nvml_value_unsigned_int ? 32 : 64;
+    link_rx_.bits = fields[1].value_type == nvml_value_unsigned_int ? 32 : 64;
+    link_tx_.read(fields[0].value);
+    link_rx_.read(fields[1].value);
+    return true;
+}
+
+std::optional<std::uint64_t> GpuMonitor::host_link_bytes()
+{
+    std::unique_lock<std::mutex> hold(link_mutex_);
+    if (!link_counted_ || !read_link_counters()) {
+        link_counted_ = false;
+        return std::nullopt;
+    }
+    if (!link_reader_.joinable())
+        link_reader_ = std::thread([this] {
+            std::unique_lock<std::mutex> lock(link_mutex_);
+            while (!link_stop_.wait_for(lock, link_reading_period, [this] { return link_stopping_; }))
+                if (!read_link_counters()) link_counted_ = false;
+        });
+    if (!link_counted_) return std::nullopt;
+    return link_tx_.total + link_rx_.total;
+}
 
 namespace {
 

@@ -167,6 +167,7 @@ int run_grade(grading::GradeCommand command)
                 return monitor->intruders(busy_since, stopped_runner);
             };
             environment.gpu_clocks = [&monitor] { return monitor->clocks(); };
+            environment.gpu_host_link = [&monitor] { return monitor->host_link_bytes(); };
         } else if (!command.quiet) {
             std::cout << "grade: not watching the GPU for other processes: "
                       << (monitor ? monitor->why_unavailable() : std::string("the GPU has no UUID")) << "\n";

@@ -15,6 +15,7 @@
 
 #include "grader_config.hpp"
 #include "grading/console.hpp"
+#include "harness/baseline.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
 #include "harness/parallel.hpp"
@@ -175,7 +176,8 @@ struct ExerciseTiming {
                   return runner_spawn(environment, exercise, environment.reference_runner, "reference");
               },
               exercise.name, request.limits.startup_limit, request.limits.case_limit + request.limits.timing_extra),
-          timer(server, &reference, environment.gpu_lock, environment.gpu_intruders, request.timing)
+          timer(server, &reference, environment.gpu_lock, environment.gpu_intruders, request.timing,
+                environment.gpu_host_link)
     {
     }
 };
@@ -247,6 +249,23 @@ void record_technique(const Rubric& rubric, const BuildResult& build, ExerciseRe
 {
     result.technique = build.technique;
     result.technique->require_all = rubric.technique == "require";
+}
+
+// What the timed cases' launcher calls moved over the GPU's PCIe link decides computes_on_gpu
+// (grading/technique.hpp); a case not timed leaves it not checked.
+void record_timed_host_link(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
+                            ExerciseResult& result)
+{
+    if (!result.technique) return;
+    std::vector<HostLinkTraffic> timed;
+    for (const auto& r : result.cases) {
+        const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
+        // A case whose timing did not happen (its note says why) has no turns to read.
+        if (!r.timing || r.timing->student_samples_ms.empty() || c == cases.end()) continue;
+        timed.push_back({r.label, static_cast<double>(harness::minimum_bytes(exercise, *c)),
+                         r.timing->student_link_bytes_per_call, r.timing->reference_link_bytes_per_call});
+    }
+    record_host_link(*result.technique, timed);
 }
 
 // A required technique the file lacks costs its points (score_exercise): the message says which,
@@ -435,6 +454,7 @@ ExerciseResult grade_exercise(const ExerciseGrading& g, std::ostream& progress)
     if (g.timer)
         for (auto& r : result.cases)
             if (r.timing) r.gpu_exclusive_seconds += g.timer->alone_seconds(r.index);
+    record_timed_host_link(exercise, cases, result);
     if (!run.launcher_found) {
         result.status = ExerciseStatus::missing_launcher;
         result.message = "the file defines no `" + exercise.signature + "`: check the name and the exact signature";

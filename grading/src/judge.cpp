@@ -90,8 +90,8 @@ using harness::timing::call_times;
 using harness::timing::median;
 
 // The columns of a batch's row in TimingResult::batches.
-const nlohmann::json batch_columns = {"counted", "launched", "window_ms", "grader_ms", "generate_gpu_ms",
-                                      "checksum_gpu_ms"};
+const nlohmann::json batch_columns = {"counted",         "launched",        "window_ms",      "grader_ms",
+                                      "generate_gpu_ms", "checksum_gpu_ms", "host_link_bytes"};
 
 nlohmann::json batch_rows(const std::vector<harness::timing::Window>& windows)
 {
@@ -99,8 +99,25 @@ nlohmann::json batch_rows(const std::vector<harness::timing::Window>& windows)
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& w : windows)
         rows.push_back({w.warmup ? 0 : 1, w.launched ? 1 : 0, round4(w.window_ms), round4(w.grader_ms),
-                        round4(w.generate_gpu_ms), round4(w.checksum_gpu_ms)});
+                        round4(w.generate_gpu_ms), round4(w.checksum_gpu_ms),
+                        w.host_link_bytes ? nlohmann::json(*w.host_link_bytes) : nlohmann::json(nullptr)});
     return rows;
+}
+
+// Bytes over the host link per launcher call in the counted, launched batches; nullopt where one
+// of them was not counted, or there are none.
+std::optional<double> link_bytes_per_call(const std::vector<harness::timing::Window>& windows, int reps)
+{
+    double bytes = 0;
+    int calls = 0;
+    for (const auto& w : windows) {
+        if (w.warmup || !w.launched) continue;
+        if (!w.host_link_bytes) return std::nullopt;
+        bytes += static_cast<double>(*w.host_link_bytes);
+        calls += reps;
+    }
+    if (calls == 0) return std::nullopt;
+    return bytes / calls;
 }
 
 // The time of a speed case from its batches (harness/timing/timing_model.hpp).
@@ -140,6 +157,8 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     t.student_window_ms = median(windows);
     t.rounds = turns.rounds;
     t.capped = turns.capped;
+    t.student_link_bytes_per_call = link_bytes_per_call(turns.student, reps);
+    if (turns.reference_failure.empty()) t.reference_link_bytes_per_call = link_bytes_per_call(turns.reference, reps);
     t.turns = static_cast<int>(timing.turns.size());
     for (const auto& run : timing.turns) t.batch_seconds += run.seconds;
     t.other_processes = timing.other_processes;

@@ -5,15 +5,28 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace grading {
+
+// A hardware counter that wraps at `bits` bits, read often enough that it wraps at most once
+// between two readings: the total it has counted since the first reading.
+struct WrappingCounter {
+    int bits = 32;
+    std::uint64_t total = 0;
+    std::optional<std::uint64_t> last;
+    void read(std::uint64_t value);
+};
 
 class GpuMonitor {
 public:
@@ -41,10 +54,22 @@ public:
     // clocks are held down right now (as NVML names them; "none" when nothing holds them).
     nlohmann::json clocks() const;
 
+    // The bytes that have crossed the GPU's PCIe link, both ways, since the first call (NVML's
+    // PCIe TX and RX byte counters, fields 197 and 198, which wrap at 32 bits: a thread reads them
+    // every 10 ms from the first call on, so that no wrap is missed). nullopt where the driver
+    // does not count them. The whole device's: other processes' copies count too.
+    std::optional<std::uint64_t> host_link_bytes();
+
 private:
     struct Nvml;
+    bool read_link_counters();  // one reading into link_tx_/link_rx_, link_mutex_ held; false: none
     std::unique_ptr<Nvml> nvml_;
     std::string why_unavailable_;
+    std::mutex link_mutex_;
+    std::condition_variable link_stop_;
+    bool link_stopping_ = false, link_counted_ = true;
+    WrappingCounter link_tx_, link_rx_;
+    std::thread link_reader_;
 };
 
 // True when `pid` is `ancestor` or descends from it (by the parent links in /proc).

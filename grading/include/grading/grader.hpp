@@ -63,6 +63,9 @@ struct GradingEnvironment {
     // The GPU's clocks, temperature and throttling now (grading/gpu_monitor.hpp), recorded in the
     // results at the start and the end. Empty function: not recorded.
     std::function<nlohmann::json()> gpu_clocks;
+    // The bytes over the GPU's PCIe link so far (GpuMonitor::host_link_bytes), read around every
+    // timed batch: what decides computes_on_gpu (grading/technique.hpp). Empty function: not read.
+    harness::timing::HostLinkBytes gpu_host_link;
 };
 
 // A grading as grade's command line and main give it: what was asked, and where it runs.

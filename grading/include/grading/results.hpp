@@ -16,7 +16,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 11;
+constexpr int results_schema_version = 12;
 
 using harness::timing::SampleSummary;
 
@@ -48,6 +48,10 @@ struct TimingResult {
     int turns = 0;                     // 2 when other processes used the GPU during the first; the better counts
     std::string other_processes;       // processes of no grading on the GPU during the counted turns
     int verified_reps = 0;             // launcher calls whose output the grader checked
+    // Bytes over the GPU's PCIe link per launcher call in the counted turns (Window::
+    // host_link_bytes), the submission's and the reference's beside it: what computes_on_gpu is
+    // decided from (grading/technique.hpp). nullopt: not counted.
+    std::optional<double> student_link_bytes_per_call, reference_link_bytes_per_call;
     double batch_seconds = 0;          // wall time of the turns (the GPU to themselves)
     double alone_seconds = 0;          // wall time of the reference's batches alone
     std::vector<double> student_samples_ms, reference_samples_ms;  // one call's time per batch, in order

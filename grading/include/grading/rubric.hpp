@@ -61,8 +61,9 @@ struct Rubric {
     double reference_match_threshold = 0.25;
     bool reference_match_costs_all = true;  // such a match scores nothing, for course staff to review
     // The technique, from the compiled kernel (grading/technique.hpp): every check is reported;
-    // "report" requires only that the launcher launch a kernel (a result computed without one
-    // scores no points), "require" every technique the exercise is expected to show.
+    // "report" requires only that the launcher launch a kernel and that its timed calls compute on
+    // the GPU (computes_on_gpu): a result computed without a kernel, or on the host beside a decoy
+    // kernel, scores no points. "require" requires every technique the exercise is expected to show.
     std::string technique = "report";
     std::map<std::string, double> weight;  // per exercise multiplier, default 1
     GradescopeSettings gradescope;         // how Gradescope shows the results (--gradescope)
@@ -96,7 +97,7 @@ const nlohmann::json& rubric_schema();
 
 // Whether the file's points are taken whatever its cases do: a library doing the work
 // (library_use_costs_all), compiled code that matches the reference's (reference_match_costs_all),
-// an expected technique the rubric requires missing (launching a kernel always). Such a file
+// an expected technique the rubric requires missing (launching a kernel and computing on the GPU always). Such a file
 // neither "passes the build checks" (--build-only) nor has "every case passed" (grade's exit code).
 bool points_withheld(const Rubric& rubric, const ExerciseResult& result);
 

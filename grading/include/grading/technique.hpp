@@ -74,6 +74,24 @@ std::string kernel_launch_call(const std::vector<std::string>& referenced);
 // its REG, SHARED, LOCAL and STACK. Empty when there is none.
 std::vector<KernelResources> parse_resource_usage(const std::string& cuobjdump_output);
 
+// What a speed case's timed calls moved over the GPU's host link (PCIe, both ways) per launcher
+// call, as the driver counts it for the whole device (grading/gpu_monitor.hpp): what computes_on_gpu
+// is decided from. The reference's calls, timed in turns with the submission's, are the control:
+// traffic of the machine (another process copying) shows in both.
+struct HostLinkTraffic {
+    std::string case_label;
+    double data_bytes = 0;                     // what one call must read and write (harness::minimum_bytes)
+    std::optional<double> student_per_call;    // nullopt: not counted (no counters, no timing)
+    std::optional<double> reference_per_call;  // nullopt: not counted, or the reference was not timed beside
+};
+// Sets the report's computes_on_gpu check from the timed cases: found where every case's calls
+// moved under half their data over the link; not found where a case's calls moved at least half
+// their data more than the reference's calls beside them (a launcher that copies the input to the
+// host and the result back moves all of it, in its own batch's window, where the timing server's
+// checksums need it); else not checked, with why: no counters, or the reference's calls moved
+// as much (a neighbour copying, or a submission whose copies outlast its own batches).
+void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic>& timed_cases);
+
 // The report for one file of `exercise`: `ptx` the file's PTX (nullopt: none kept),
 // `reference_ptx` the hidden reference's (nullopt: none here, then the family's list is expected
 // as it is), `referenced` the object's undefined symbols.

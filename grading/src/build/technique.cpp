@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iomanip>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -45,6 +46,8 @@ bool shows(Technique t, std::string_view opcode)
     switch (t) {
         case Technique::launches_kernel:
             return false;  // the host code's (kernel_launch_call)
+        case Technique::computes_on_gpu:
+            return false;  // seen at run time (record_host_link)
         case Technique::reads_constant_memory:
             // ld.const.f32, ld.const.v4.f32, ldu.const...
             return (op == "ld" || op == "ldu") && has_segment(parts, "const");
@@ -196,7 +199,8 @@ std::vector<harness::Technique> TechniqueReport::missing() const
 bool TechniqueReport::required(harness::Technique t, bool require_all) const
 {
     const TechniqueCheck* c = check(t);
-    return c != nullptr && c->expected && (require_all || t == Technique::launches_kernel);
+    return c != nullptr && c->expected &&
+           (require_all || t == Technique::launches_kernel || t == Technique::computes_on_gpu);
 }
 
 std::vector<harness::Technique> TechniqueReport::missing_required(bool require_all) const
@@ -243,6 +247,14 @@ TechniqueReport check_technique(const std::string& exercise, const std::optional
             report.checks.push_back(std::move(c));
             continue;
         }
+        if (t == Technique::computes_on_gpu) {
+            c.expected = true;
+            c.basis = "every exercise: seen at run time, from the bytes the speed case's timed calls moved between "
+                      "host and GPU";
+            c.not_checked = "seen only when the speed case is timed";
+            report.checks.push_back(std::move(c));
+            continue;
+        }
         const bool listed = std::find(taught.begin(), taught.end(), t) != taught.end();
         if (!listed) {
             c.basis = "not what the " + family + " exercises are checked for: reported only";
@@ -267,6 +279,60 @@ TechniqueReport check_technique(const std::string& exercise, const std::optional
     return report;
 }
 
+namespace {
+
+std::string megabytes(double bytes)
+{
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(bytes < 1e7 ? 2 : 0) << bytes / 1e6 << " MB";
+    return out.str();
+}
+
+}  // namespace
+
+void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic>& timed_cases)
+{
+    constexpr double host_share = 0.5;
+    TechniqueCheck* check = nullptr;
+    for (auto& c : report.checks)
+        if (c.technique == Technique::computes_on_gpu) check = &c;
+    if (check == nullptr) return;
+    std::vector<std::string> on_gpu, not_checked;
+    for (const HostLinkTraffic& t : timed_cases) {
+        const std::string data = " of the " + megabytes(t.data_bytes) + " each call must read and write";
+        const std::string control =
+            t.reference_per_call ? " (the reference's beside it: " + megabytes(*t.reference_per_call) + ")" : "";
+        if (!t.student_per_call) {
+            not_checked.push_back(t.case_label + ": the GPU's PCIe byte counters were not read (NVML)");
+        } else if (*t.student_per_call < host_share * t.data_bytes) {
+            on_gpu.push_back(t.case_label + ": " + megabytes(*t.student_per_call) + " a call over PCIe" + data + control);
+        } else if (!t.reference_per_call) {
+            not_checked.push_back(t.case_label + ": its calls moved " + megabytes(*t.student_per_call) +
+                                  " each over PCIe, and no reference was timed beside them to tell the machine's "
+                                  "traffic apart");
+        } else if (*t.student_per_call - *t.reference_per_call >= host_share * t.data_bytes) {
+            check->found = false;
+            check->not_checked.clear();
+            check->evidence = t.case_label + ": each timed call moved " + megabytes(*t.student_per_call) +
+                              " between host and GPU" + data + control;
+            return;
+        } else {
+            not_checked.push_back(t.case_label + ": its calls moved " + megabytes(*t.student_per_call) +
+                                  " each over PCIe, but the reference's beside them " +
+                                  megabytes(*t.reference_per_call) + " (traffic of the machine)");
+        }
+    }
+    if (!not_checked.empty()) {
+        check->found.reset();
+        check->not_checked = not_checked.front();
+    } else if (!on_gpu.empty()) {
+        check->found = true;
+        check->not_checked.clear();
+        check->evidence = on_gpu.front();
+        for (std::size_t i = 1; i < on_gpu.size(); ++i) check->evidence += "; " + on_gpu[i];
+    }
+}
+
 std::string describe(harness::Technique t)
 {
     switch (t) {
@@ -275,6 +341,7 @@ std::string describe(harness::Technique t)
         case Technique::uses_shared_memory: return "uses __shared__ memory";
         case Technique::synchronizes_block: return "synchronizes the block with __syncthreads()";
         case Technique::adds_in_double: return "adds in double precision";
+        case Technique::computes_on_gpu: return "computes on the GPU";
     }
     return "?";
 }
@@ -295,6 +362,9 @@ std::string missing_sentence(harness::Technique t)
                    "wrote to shared memory";
         case Technique::adds_in_double:
             return "your kernel never adds in double precision: sum the doubles as double, not float";
+        case Technique::computes_on_gpu:
+            return "your launcher moved its data between the GPU and the host on every timed call: the result "
+                   "must be computed by your kernel on the GPU, not copied to the host, computed there and copied back";
     }
     return "?";
 }

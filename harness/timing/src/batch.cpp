@@ -64,10 +64,13 @@ Window Batches::run(const std::string& side, std::uint64_t seed, bool launch, bo
     window.seed = seed;
     window.launched = launch;
     window.warmup = warmup;
+    const std::optional<std::uint64_t> link_before = host_link_ ? host_link_() : std::nullopt;
     const auto started = std::chrono::steady_clock::now();
     server_.generate(side, seed, spec_.values);
     worker->run_batch(launch);
     const Checksummed read = server_.checksum(side);
+    const std::optional<std::uint64_t> link_after = host_link_ ? host_link_() : std::nullopt;
+    if (link_before && link_after && *link_after >= *link_before) window.host_link_bytes = *link_after - *link_before;
     window.grader_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     window.window_ms = read.window_ms;
     window.generate_gpu_ms = read.generate_gpu_ms;

@@ -45,11 +45,11 @@ AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const Batch
 }
 
 PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWorker* reference, const BatchSpec& spec,
-                           const TimingPlan& plan, double fixed_cost_ms)
+                           const TimingPlan& plan, double fixed_cost_ms, const HostLinkBytes& host_link)
 {
     const auto started = Clock::now();
     PairedTiming paired;
-    Batches batches(server, spec);
+    Batches batches(server, spec, host_link);
     batches.add("student", student);
     auto reference_turn = [&](std::uint64_t seed, bool warmup) {
         if (reference == nullptr) return;

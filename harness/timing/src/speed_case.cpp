@@ -150,7 +150,8 @@ CaseTiming SpeedCaseTimer::time_in_turns(const Exercise& exercise, const Case& c
             const std::string before = intruders_ ? intruders_(std::nullopt, 0) : std::string();
             const auto began = std::chrono::system_clock::now();
             timing.turns.push_back(
-                harness::timing::time_in_turns(server_, student, reference, timing.spec, plan_, timing.fixed_cost_ms));
+                harness::timing::time_in_turns(server_, student, reference, timing.spec, plan_, timing.fixed_cost_ms,
+                                               host_link_));
             const std::string after = intruders_ ? intruders_(began, 0) : std::string();
             timing.other_processes = !before.empty() ? before : after;
             if (timing.other_processes.empty()) break;

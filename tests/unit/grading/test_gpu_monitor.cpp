@@ -54,6 +54,25 @@ TEST_CASE("a monitor that cannot watch the GPU says why, and reports nothing")
     CHECK_FALSE(monitor.why_unavailable().empty());
     CHECK(monitor.intruders().empty());
     CHECK(monitor.clocks().empty());
+    CHECK_FALSE(monitor.host_link_bytes().has_value());
+}
+
+TEST_CASE("a 32-bit hardware counter read often: its total across wraps")
+{
+    grading::WrappingCounter c;
+    c.read(4'000'000'000u);
+    CHECK(c.total == 0);  // the first reading is the origin
+    c.read(4'294'967'000u);
+    CHECK(c.total == 294'967'000u);
+    c.read(1'000u);  // wrapped: 296 to the top, then 1000
+    CHECK(c.total == 294'967'000u + 296u + 1'000u);
+    c.read(1'000u);
+    CHECK(c.total == 294'967'000u + 296u + 1'000u);
+    grading::WrappingCounter wide;
+    wide.bits = 64;
+    wide.read(10);
+    wide.read(5'000'000'010ull);
+    CHECK(wide.total == 5'000'000'000ull);
 }
 
 TEST_CASE("company on the GPU: any process of no grading; another grading's only when NVML saw it busy during the timing")

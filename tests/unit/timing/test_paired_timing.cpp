@@ -48,6 +48,10 @@ struct LocalWorker : harness::TimedWorker {
     std::size_t bytes = 0;
     std::vector<std::thread> late;
     int batches = 0;
+    // Bytes it moves over the "host link" per launched call (a launcher that copies its data to the
+    // host and back), added to `link`, which the timing's HostLinkBytes reads.
+    std::uint64_t* link = nullptr;
+    std::uint64_t link_bytes_per_call = 0;
 
     ~LocalWorker() override
     {
@@ -77,6 +81,7 @@ struct LocalWorker : harness::TimedWorker {
         ++batches;
         if (kind == Kind::failing && batches > 4) throw ReferenceFailure("scripted failure");  // two turns
         if (!launch || kind == Kind::idle) return;
+        if (link != nullptr) *link += link_bytes_per_call * layout.shape.reps;
         if (kind == Kind::early) {  // says it is done, and writes the outputs 200 ms later
             late.emplace_back([this] {
                 std::this_thread::sleep_for(200ms);
@@ -174,6 +179,23 @@ TEST_CASE("in turns: one seed a round for both sides, until the rule is met; a f
         CHECK(lower_fixed_cost_ms(1e9, turns) == doctest::Approx(fixed_cost_ms(turns.reference_empty)));
         CHECK(lower_fixed_cost_ms(0.001, turns) == doctest::Approx(0.001));
         CHECK(median(call_times(turns.student, 0, 2)) > median(call_times(turns.reference, 0, 2)));
+    }
+    SUBCASE("the host link read around every batch: each side's own traffic, none where it cannot be read")
+    {
+        std::uint64_t link = 1000;  // the machine's counter, not zero at the start
+        student.link = reference.link = &link;
+        student.link_bytes_per_call = 300'000'000;
+        reference.link_bytes_per_call = 2'000;
+        const PairedTiming turns = time_in_turns(server, student, &reference, scan_spec(2), plan, 0,
+                                                 [&link] { return std::optional<std::uint64_t>(link); });
+        for (const auto& w : turns.student) CHECK(w.host_link_bytes == 600'000'000u);
+        for (const auto& w : turns.reference) CHECK(w.host_link_bytes == 4'000u);
+        for (const auto& w : turns.reference_empty) CHECK(w.host_link_bytes == 0u);
+        const PairedTiming unread = time_in_turns(server, student, &reference, scan_spec(2), plan, 0,
+                                                  [] { return std::optional<std::uint64_t>(); });
+        for (const auto& w : unread.student) CHECK_FALSE(w.host_link_bytes.has_value());
+        const PairedTiming unasked = time_in_turns(server, student, &reference, scan_spec(2), plan, 0);
+        for (const auto& w : unasked.student) CHECK_FALSE(w.host_link_bytes.has_value());
     }
     SUBCASE("a reference that fails ends its turns only")
     {

@@ -8,10 +8,13 @@
 //      so every untimed case passes on a result the GPU never computed; the timed case is far too
 //      slow for speed points.
 // EXPECTED VERDICT (what the contract asks: "a result computed without a kernel scores no
-//      points"): graded, 0 points. On the main of 2026-11-26 this attack scores every correctness
-//      point: the check is static and cannot tell a decoy kernel from the one that computes. Not
-//      fixed (see the red team's report: a finding for device-to-host copies in the launcher, or a
-//      runner-independent check, would be needed).
+//      points"): graded, 0 points. The code checks cannot tell the decoy from a kernel that
+//      computes (on the main of 2026-11-26 this scored every correctness point); the run can: the
+//      grader reads the GPU's PCIe byte counters (NVML, for the whole device) around every timed
+//      batch, and each of this launcher's timed calls moves its input to the host and its output
+//      back (about 540 MB at n = 2^26), while the reference's calls beside it move a few kilobytes.
+//      technique.checks.computes_on_gpu is false, and like a missing kernel launch that costs the
+//      exercise's points.
 
 #include <cuda_runtime.h>
 

@@ -216,6 +216,81 @@ TEST_CASE("what is expected: the family's techniques, where the reference's PTX 
     }
 }
 
+TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the reference's calls beside them")
+{
+    const std::string kernel = ptx_kernel("_Z1kv", "\tst.shared.f32 \t[%r1], %f1;\n\tbar.sync \t0;\n");
+    auto fresh = [&] { return check_technique("scan_kogge_stone", kernel, kernel, {"__cudaPushCallConfiguration"}); };
+    const double data = 512e6;  // n = 2^26 floats in and out
+    SUBCASE("before any timing: expected, required, not checked")
+    {
+        const TechniqueReport r = fresh();
+        const TechniqueCheck& c = check_of(r, Technique::computes_on_gpu);
+        CHECK(c.expected);
+        CHECK_FALSE(c.found.has_value());
+        CHECK(c.not_checked.find("speed case") != std::string::npos);
+        CHECK(r.required(Technique::computes_on_gpu, false));
+        CHECK(r.missing().empty());
+    }
+    SUBCASE("a kernel that computes: a few kilobytes a call (launches), the reference's alike: found")
+    {
+        TechniqueReport r = fresh();
+        record_host_link(r, {{"n=67108864/int", data, 3.1e3, 2.7e3}});
+        CHECK(check_of(r, Technique::computes_on_gpu).found == true);
+        CHECK(check_of(r, Technique::computes_on_gpu).evidence.find("n=67108864/int") != std::string::npos);
+        CHECK(r.missing().empty());
+    }
+    SUBCASE("the input copied to the host and the result back, on every call: missing, and it costs the points")
+    {
+        TechniqueReport r = fresh();
+        record_host_link(r, {{"n=67108864/int", data, 545e6, 2.7e3}});
+        CHECK(check_of(r, Technique::computes_on_gpu).found == false);
+        CHECK(check_of(r, Technique::computes_on_gpu).evidence.find("545 MB") != std::string::npos);
+        CHECK(missing_names(r) == std::vector<std::string>{"computes_on_gpu"});
+        CHECK(r.missing_required(false) == std::vector<Technique>{Technique::computes_on_gpu});
+        CHECK(missing_sentence(Technique::computes_on_gpu).find("host") != std::string::npos);
+    }
+    SUBCASE("half the data a call is enough to tell; block sums read back by the host are not")
+    {
+        TechniqueReport half = fresh(), sums = fresh();
+        record_host_link(half, {{"n=67108864/int", data, 0.5 * data + 1e3, 1e3}});
+        record_host_link(sums, {{"n=67108864/int", data, 0.01 * data, 1e3}});
+        CHECK(check_of(half, Technique::computes_on_gpu).found == false);
+        CHECK(check_of(sums, Technique::computes_on_gpu).found == true);
+    }
+    SUBCASE("traffic of the machine: held to the reference's beside it; a neighbour never costs points")
+    {
+        // A neighbour copying 100 MB a call through both sides' turns: the host's traffic still shows.
+        TechniqueReport busy = fresh();
+        record_host_link(busy, {{"n=67108864/int", data, 645e6, 100e6}});
+        CHECK(check_of(busy, Technique::computes_on_gpu).found == false);
+        // An honest launcher beside a neighbour copying 400 MB a call: found, whatever the control.
+        TechniqueReport honest = fresh();
+        record_host_link(honest, {{"n=67108864/int", data, 400e6 * 0.2, 400e6}});
+        CHECK(check_of(honest, Technique::computes_on_gpu).found == true);
+        // The submission's calls moved much, but so did the reference's (copies left running into
+        // them, or a neighbour): not decided. No counters, or much traffic and no reference: not either.
+        for (const HostLinkTraffic& t : {HostLinkTraffic{"n=67108864/int", data, 545e6, 400e6},
+                                         HostLinkTraffic{"n=67108864/int", data, std::nullopt, std::nullopt},
+                                         HostLinkTraffic{"n=67108864/int", data, 545e6, std::nullopt}}) {
+            TechniqueReport r = fresh();
+            record_host_link(r, {t});
+            CHECK_FALSE(check_of(r, Technique::computes_on_gpu).found.has_value());
+            CHECK_FALSE(check_of(r, Technique::computes_on_gpu).not_checked.empty());
+            CHECK(r.missing().empty());
+        }
+        // Little traffic and no reference beside it: found (nothing to explain away).
+        TechniqueReport alone = fresh();
+        record_host_link(alone, {{"n=67108864/int", data, 3e3, std::nullopt}});
+        CHECK(check_of(alone, Technique::computes_on_gpu).found == true);
+    }
+    SUBCASE("two timed cases: one on the host is enough")
+    {
+        TechniqueReport r = fresh();
+        record_host_link(r, {{"a", data, 1e3, 1e3}, {"b", data, data, 1e3}});
+        CHECK(check_of(r, Technique::computes_on_gpu).found == false);
+    }
+}
+
 TEST_CASE("the rubric's technique: a kernel launch required by default, every expected technique with \"require\"")
 {
     CHECK(Rubric{}.technique == "report");
@@ -470,9 +545,14 @@ TEST_CASE("the real nvcc: each technique-violating file gets its technique table
         CHECK(b.ok);
         CHECK(b.technique.kernels == v.kernels);
         CHECK(missing_names(b.technique) == v.missing);
-        // Every check was made: the PTX was kept, the reference's read.
+        // Every check of the code was made: the PTX was kept, the reference's read (computes_on_gpu
+        // is the run's, not checked before the speed case is timed).
         for (const auto& c : b.technique.checks) {
             CAPTURE(harness::to_text(c.technique));
+            if (c.technique == Technique::computes_on_gpu) {
+                CHECK_FALSE(c.found.has_value());
+                continue;
+            }
             CHECK(c.found.has_value());
             if (c.technique != Technique::launches_kernel && c.expected)
                 CHECK(c.basis.find("the reference's PTX shows it") != std::string::npos);

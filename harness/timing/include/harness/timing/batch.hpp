@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,11 @@ struct BatchSpec {
 };
 BatchSpec batch_spec(const Exercise& exercise, const Case& c, int reps);
 
+// The bytes that have crossed the GPU's host link (PCIe), both ways, since some fixed moment, as
+// the driver counts them for the whole device (grading/gpu_monitor.hpp); nullopt where they cannot
+// be read. An empty function: not counted.
+using HostLinkBytes = std::function<std::optional<std::uint64_t>()>;
+
 // One batch as the grader saw it.
 struct Window {
     std::uint64_t seed = 0;
@@ -39,6 +46,10 @@ struct Window {
     double grader_ms = 0;  // the grader's own clock around the same three commands
     double generate_gpu_ms = 0, checksum_gpu_ms = 0;
     std::vector<std::uint64_t> checksums;  // of each repetition's output, as the server read it
+    // Bytes over the host link during the window (HostLinkBytes); nullopt: not counted. The
+    // server's own work in it stays on the GPU, so a launcher that copies its data to the host and
+    // back shows here, however it hides from the code checks.
+    std::optional<std::uint64_t> host_link_bytes;
 };
 
 // A draw from the machine's entropy source: the seed of one batch, which only the grader and its
@@ -49,7 +60,10 @@ std::uint64_t draw_seed();
 // unmapped and freed when this goes (errors then ignored: a runner may have died).
 class Batches {
 public:
-    Batches(TimingServer& server, const BatchSpec& spec) : server_(server), spec_(spec) {}
+    Batches(TimingServer& server, const BatchSpec& spec, HostLinkBytes host_link = {})
+        : server_(server), spec_(spec), host_link_(std::move(host_link))
+    {
+    }
     ~Batches();
     Batches(const Batches&) = delete;
     Batches& operator=(const Batches&) = delete;
@@ -62,6 +76,7 @@ public:
 private:
     TimingServer& server_;
     BatchSpec spec_;
+    HostLinkBytes host_link_;
     std::vector<std::pair<std::string, TimedWorker*>> sides_;
 };
 

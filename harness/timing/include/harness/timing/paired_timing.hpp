@@ -45,9 +45,10 @@ struct PairedTiming {
 
 // `fixed_cost_ms` is the alone timing's; the stopping rule uses the lower of it and the empty
 // batches' of these turns. The student's errors propagate; the reference's end its turns only;
-// the server's throw TimingServerFailure.
+// the server's throw TimingServerFailure. `host_link`, where given, is read around every batch
+// (Window::host_link_bytes): the reference's turns are the control for the student's.
 PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWorker* reference, const BatchSpec& spec,
-                           const TimingPlan& plan, double fixed_cost_ms);
+                           const TimingPlan& plan, double fixed_cost_ms, const HostLinkBytes& host_link = {});
 
 // The fixed cost that counts: the lower of the alone one and the turns' own. Load on the machine
 // (or a submission's work) can only make a batch longer, so the lower is the truer; an alone

@@ -66,9 +66,15 @@ CountedReference counted_reference(const CaseTiming& timing, double beside_ms, d
 class SpeedCaseTimer {
 public:
     // `reference` may be null (no reference runner: the submission is timed alone, unscored).
+    // `host_link` (may be empty) is read around each batch in turns (Window::host_link_bytes).
     SpeedCaseTimer(TimingServer& server, ReferenceWorker* reference, const GpuLock* gpu_lock,
-                   GpuCompany intruders, TimingPlan plan)
-        : server_(server), reference_(reference), gpu_lock_(gpu_lock), intruders_(std::move(intruders)), plan_(plan)
+                   GpuCompany intruders, TimingPlan plan, HostLinkBytes host_link = {})
+        : server_(server),
+          reference_(reference),
+          gpu_lock_(gpu_lock),
+          intruders_(std::move(intruders)),
+          plan_(plan),
+          host_link_(std::move(host_link))
     {
     }
 
@@ -93,6 +99,7 @@ private:
     const GpuLock* gpu_lock_;
     GpuCompany intruders_;
     TimingPlan plan_;
+    HostLinkBytes host_link_;
     std::map<int, CaseTiming> alone_;  // by case index: alone, alone_failure, fixed_cost_ms
 };
 
