@@ -55,7 +55,7 @@ void check_timing(const json& row, const std::string& column, const std::string&
     positive_number(timing, "gb_s", where + ", " + column);
 }
 
-std::string joined(const std::vector<std::string>& items)
+std::string comma_separated(const std::vector<std::string>& items)
 {
     std::string text;
     for (const auto& item : items) text += (text.empty() ? "" : ",") + item;
@@ -187,9 +187,9 @@ std::vector<std::string> bench_runner_command(const BenchCommand& command)
 {
     std::vector<std::string> sizes;
     for (const auto size : command.sizes) sizes.push_back(std::to_string(size));
-    std::vector<std::string> argv = {command.reference_runner,    "--bench", "--sizes", joined(sizes), "--reps",
+    std::vector<std::string> argv = {command.reference_runner,    "--bench", "--sizes", comma_separated(sizes), "--reps",
                                      std::to_string(command.reps)};
-    if (!command.exercises.empty()) argv.insert(argv.end(), {"--exercise", joined(command.exercises)});
+    if (!command.exercises.empty()) argv.insert(argv.end(), {"--exercise", comma_separated(command.exercises)});
     return argv;
 }
 

@@ -13,6 +13,7 @@
 #include "grader_config.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "sandbox_default.hpp"
 
 namespace fs = std::filesystem;
 
@@ -286,14 +287,14 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                    "the reference runner to time against (default: next to grade)")
         ->type_name("P");
     app.add_flag("--no-sandbox", command.no_sandbox,
-                 GRADER_SANDBOX_BY_DEFAULT
+                 sandbox_by_default()
                      ? "run submitted code without the bubblewrap sandbox: for trusted code only\n"
                        "(results.json records it); without this option, grade refuses to grade\n"
                        "on a machine where the sandbox cannot run"
                      : "run the code without the bubblewrap sandbox (this grader's default: it is\n"
                        "the students' handout, which grades their own code)");
     // The handout's grader runs without the sandbox unless asked; the course's never needs asking.
-    if (!GRADER_SANDBOX_BY_DEFAULT)
+    if (!sandbox_by_default())
         app.add_flag_callback(
             "--sandbox", [&command] { command.no_sandbox = false; },
             "run the code in the bubblewrap sandbox, as the course's grader always does");
@@ -381,7 +382,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Grade
 
     GradeCommand grade;
     grade.options = defaults;
-    grade.no_sandbox = !GRADER_SANDBOX_BY_DEFAULT;
+    grade.no_sandbox = !sandbox_by_default();
     declare_grade_options(app, grade);
     BenchCommand bench;
     bench.reference_runner = defaults.environment.reference_runner;

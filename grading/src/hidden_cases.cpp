@@ -11,9 +11,9 @@
 #include <set>
 #include <sstream>
 
-#include "harness/family.hpp"
+#include <unistd.h>  // environ
 
-extern char** environ;
+#include "harness/family.hpp"
 
 namespace grading {
 namespace {

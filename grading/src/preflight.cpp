@@ -45,7 +45,7 @@ std::vector<std::string> gpu_codes(const std::string& nvcc)
     return codes;
 }
 
-std::string joined(const std::vector<std::string>& words)
+std::string space_separated(const std::vector<std::string>& words)
 {
     std::string text;
     for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
@@ -100,7 +100,7 @@ std::string check_compiler(const Toolchain& toolchain)
         const std::string code = "sm_" + std::regex_replace(toolchain.arch, std::regex("[a-z]$"), "");
         if (!codes.empty() && std::find(codes.begin(), codes.end(), code) == codes.end())
             return "the compiler " + nvcc + " cannot build for " + code + " (--arch " + toolchain.arch +
-                   "); it builds for " + joined(codes) + "\n  (pass --arch with the digits of one of them)";
+                   "); it builds for " + space_separated(codes) + "\n  (pass --arch with the digits of one of them)";
     } catch (const std::exception& e) {
         return "the compiler " + nvcc + " could not be started: " + e.what() + fix;
     }

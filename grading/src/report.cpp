@@ -5,6 +5,8 @@
 #include "harness/cases.hpp"
 #include "harness/text.hpp"
 
+#include "formats/text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <map>
@@ -21,6 +23,8 @@
 
 namespace grading {
 namespace {
+
+using formats::fixed;
 
 nlohmann::json summary_json(const SampleSummary& s)
 {
@@ -174,13 +178,6 @@ std::string table_status(const ExerciseResult& e)
 std::string plural(std::size_t count, const std::string& one, const std::string& many)
 {
     return std::to_string(count) + " " + (count == 1 ? one : many);
-}
-
-std::string fixed(double value, int precision)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(precision) << value;
-    return s.str();
 }
 
 // One line per exercise whose compiled code lacks a technique it is expected to show.

@@ -137,7 +137,7 @@ std::vector<std::string> consistency_problems(const Rubric& r)
     return problems;
 }
 
-std::string joined(const std::vector<std::string>& lines)
+std::string indented_lines(const std::vector<std::string>& lines)
 {
     std::string text;
     for (const auto& line : lines) text += "\n  " + line;
@@ -161,7 +161,7 @@ Rubric Rubric::from_json(const nlohmann::json& j)
             std::find(problems.begin(), problems.end(), line) == problems.end())
             problems.push_back(line);
     if (!problems.empty())
-        throw RubricError("not a rubric as grading/rubric.schema.json describes it:" + joined(problems));
+        throw RubricError("not a rubric as grading/rubric.schema.json describes it:" + indented_lines(problems));
 
     Rubric r;
     r.correctness_points = j.value("correctness_points", r.correctness_points);
@@ -189,7 +189,7 @@ Rubric Rubric::from_json(const nlohmann::json& j)
     }
     problems = consistency_problems(r);
     read_case_visibility(j, r, problems);
-    if (!problems.empty()) throw RubricError("a rubric whose values cannot work together:" + joined(problems));
+    if (!problems.empty()) throw RubricError("a rubric whose values cannot work together:" + indented_lines(problems));
     return r;
 }
 

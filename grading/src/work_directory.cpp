@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* lock_name = ".grading.lock";
 
-std::string error_text(int error)
+std::string errno_text(int error)
 {
     return std::strerror(error);
 }
@@ -29,7 +29,7 @@ int lock(const fs::path& dir)
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         throw WorkDirectoryError("--work-dir " + dir.string() + ": cannot create " + file.string() + " (" +
-                                 error_text(errno) + ")\n  (choose another --work-dir)");
+                                 errno_text(errno) + ")\n  (choose another --work-dir)");
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int error = errno;
         ::close(fd);
@@ -38,7 +38,7 @@ int lock(const fs::path& dir)
                                      " is in use by another grading\n  (give each grading its own --work-dir, or "
                                      "leave the option out: each grading then makes its own below grader-work/)");
         throw WorkDirectoryError("--work-dir " + dir.string() + ": cannot lock " + file.string() + " (" +
-                                 error_text(error) + ")");
+                                 errno_text(error) + ")");
     }
     return fd;
 }
@@ -57,7 +57,7 @@ WorkDirectory WorkDirectory::claim(const std::string& path, bool given)
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     if (::mkdtemp(name.data()) == nullptr)
-        throw WorkDirectoryError("cannot make a work directory in " + path + " (" + error_text(errno) +
+        throw WorkDirectoryError("cannot make a work directory in " + path + " (" + errno_text(errno) +
                                  ")\n  (pass --work-dir with a directory grade may write in)");
     const std::string fresh(name.data());
     // As a directory made with the usual umask would be: the sandbox's user reads what the grader

@@ -15,8 +15,8 @@
 #      project is complete (configures, finds every file it compiles in the copy, links, runs). The
 #      copy's objects whose compile is the main build's (same compiler and flags, the same
 #      preprocessed text but for paths: reuse_objects.sh, its compiler launcher) are the main
-#      build's, copied; the others (grade's command line, whose sandbox default the handout turns
-#      off, for one) are compiled. So CI's two cores compile the grader once, not twice.
+#      build's, copied; the others (sandbox_default.cpp, whose default the handout turns off, for
+#      one) are compiled. So CI's two cores compile the grader once, not twice.
 #   check_handout.sh REPOSITORY BUILD_DIR WORK_DIR
 set -euo pipefail
 repo=$1 build=$2 work=$3
@@ -134,9 +134,9 @@ set -e
 tail -n 25 "$work/workflow.log"
 echo "objects: $(grep -c '^reused ' "$reuse_log") the main build's, $(grep -c '^compiled ' "$reuse_log") compiled:"
 grep '^compiled ' "$reuse_log" || true
-# grade's command line holds the handout's own sandbox default: never the main build's object.
-grep -q '^compiled grader/grading/CMakeFiles/grading_core.dir/src/command_line\.cpp\.o: ' "$reuse_log" ||
-  fail "the copy's command_line.cpp was not compiled: its sandbox default would be the main build's"
+# sandbox_default.cpp holds the handout's own sandbox default: never the main build's object.
+grep -q '^compiled grader/grading/CMakeFiles/grading_core.dir/src/sandbox_default\.cpp\.o: ' "$reuse_log" ||
+  fail "the copy's sandbox_default.cpp was not compiled: its sandbox default would be the main build's"
 for program in grade grader_reference_runner; do
   [ -x "$work/handout/build/bin/$program" ] || fail "the handout built no bin/$program"
 done

@@ -28,12 +28,12 @@ using detail::ElfRelocation;
 using detail::ElfSymbol;
 namespace elf = detail::elf;
 
-bool starts_with(std::string_view text, std::string_view prefix)
+bool has_prefix(std::string_view text, std::string_view prefix)
 {
     return text.substr(0, prefix.size()) == prefix;
 }
 
-std::string shown(const std::string& name)
+std::string shown_symbol(const std::string& name)
 {
     return name.empty() ? std::string("an unnamed place") : "`" + detail::demangled_name(name) + "`";
 }
@@ -77,7 +77,7 @@ bool is_registration_call(std::string_view name)
         "__cudaRegisterFunction",  "__cudaRegisterVar",          "__cudaRegisterManagedVar",
         "__cudaRegisterHostVar",   "__cudaRegisterTexture",      "__cudaRegisterSurface",
         "__cudaInitModule"};
-    return names.count(name) > 0 || starts_with(name, "__cudaRegisterLinkedBinary");
+    return names.count(name) > 0 || has_prefix(name, "__cudaRegisterLinkedBinary");
 }
 
 // Where a relocation made in executable code points, for a reference through a section symbol:
@@ -110,9 +110,9 @@ bool library_construction(const std::string& name)
         "__cxa_rethrow", "__gxx_personality_v0"};
     if (c_names.count(name)) return true;
     const std::string demangled = detail::demangled_name(name);
-    if (starts_with(demangled, "std::") || starts_with(demangled, "__gnu_cxx::")) return true;
+    if (has_prefix(demangled, "std::") || has_prefix(demangled, "__gnu_cxx::")) return true;
     for (std::string_view op : {"operator new(", "operator new[](", "operator delete(", "operator delete[]("})
-        if (starts_with(demangled, op)) return true;
+        if (has_prefix(demangled, op)) return true;
     return false;
 }
 
@@ -189,7 +189,7 @@ std::string foreign_work_in_initializer(const ElfObject& o, const ElfSymbol& fun
     // Calls the assembler resolved leave no relocation (a student function beside the initializer
     // in .text.startup, a hand-written initializer jumping to student code).
     for (const ElfSymbol* target : resolved_branch_targets(o, function, end)) {
-        const bool helper = starts_with(target->name, "_Z41__static_initialization_and_destruction_0");
+        const bool helper = has_prefix(target->name, "_Z41__static_initialization_and_destruction_0");
         if (!helper && !library_construction(target->name)) return target->name;
         if (depth >= 8) return target->name;
         const std::string inner = foreign_work_in_initializer(o, *target, depth + 1, visited);
@@ -210,7 +210,7 @@ std::string foreign_work_in_initializer(const ElfObject& o, const ElfSymbol& fun
         const bool defined_here = in_executable_section(o, *target);
         if (!defined_here && target->section != elf::shn_undef) continue;  // the global object, other data
         // GCC without optimisation calls a helper that does the initializer's work.
-        const bool helper = starts_with(name, "_Z41__static_initialization_and_destruction_0");
+        const bool helper = has_prefix(name, "_Z41__static_initialization_and_destruction_0");
         if (!helper && !library_construction(name)) return name;
         if (defined_here) {
             if (depth >= 8) return name;  // deeper than the library's own code goes
@@ -228,7 +228,7 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
     constexpr std::uint8_t stt_gnu_ifunc = 10;
     for (const auto& s : o.symbols)
         if (s.type == stt_gnu_ifunc && s.section != elf::shn_undef) {
-            findings.push_back("defines " + shown(s.name) +
+            findings.push_back("defines " + shown_symbol(s.name) +
                                " as an indirect function (ifunc), whose resolver runs before the grader's runner "
                                "starts: a submission's code runs only when its launcher is called");
             break;
@@ -238,7 +238,7 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
         const std::string& name = section.name;
         // The C runtime's transactional-memory clone table: crtbegin's frame_dummy hands it to
         // _ITM_registerTMCloneTable before main.
-        if (starts_with(name, ".tm_clone_table")) {
+        if (has_prefix(name, ".tm_clone_table")) {
             findings.push_back("has a " + name +
                                " section, which the C runtime hands to code before the grader's runner starts: a "
                                "submission's code runs only when its launcher is called");
@@ -252,10 +252,10 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
             continue;
         }
         const bool start = section.type == elf::sht_init_array || section.type == elf::sht_preinit_array ||
-                           starts_with(name, ".init_array") || starts_with(name, ".preinit_array") ||
-                           starts_with(name, ".ctors");
-        const bool end = section.type == elf::sht_fini_array || starts_with(name, ".fini_array") ||
-                         starts_with(name, ".dtors");
+                           has_prefix(name, ".init_array") || has_prefix(name, ".preinit_array") ||
+                           has_prefix(name, ".ctors");
+        const bool end = section.type == elf::sht_fini_array || has_prefix(name, ".fini_array") ||
+                         has_prefix(name, ".dtors");
         if (!start && !end) continue;
         const std::string when = start ? "before the grader's runner starts" : "after the grader's runner ends";
         std::set<std::uint64_t> relocated;
@@ -272,19 +272,19 @@ std::vector<std::string> initializer_findings(const ElfObject& o)
                                    : &s;
                 }
                 if (start && function != nullptr && is_nvcc_registration(*function) &&
-                    starts_with(function->name, "_ZL24__sti____cudaRegisterAll"))
+                    has_prefix(function->name, "_ZL24__sti____cudaRegisterAll"))
                     continue;  // nvcc's registration of the file's kernels
-                if (start && function != nullptr && starts_with(function->name, "_GLOBAL__sub_I_") &&
+                if (start && function != nullptr && has_prefix(function->name, "_GLOBAL__sub_I_") &&
                     function->bind == 0 && in_executable_section(o, *function)) {
                     std::set<const ElfSymbol*> visited;
                     const std::string work = foreign_work_in_initializer(o, *function, 0, visited);
                     if (work.empty()) continue;  // the compiler registering library objects' destructors
-                    findings.push_back("runs " + shown(work) + " " + when +
+                    findings.push_back("runs " + shown_symbol(work) + " " + when +
                                        " (a global object with a constructor, or a global initialized by a call): "
                                        "a submission's code runs only when its launcher is called");
                     continue;
                 }
-                findings.push_back("runs " + shown(target) + " " + when + " (" + name +
+                findings.push_back("runs " + shown_symbol(target) + " " + when + " (" + name +
                                    "): a submission's code runs only when its launcher is called");
             }
         // Entries written as numbers rather than relocated addresses.
@@ -317,7 +317,7 @@ std::vector<std::string> registration_findings(const ElfObject& o)
             const bool code = (o.sections[section].flags & elf::shf_execinstr) != 0;
             if (code && caller != nullptr && is_nvcc_registration(*caller)) continue;
             const std::string where =
-                caller ? shown(caller->name) : "section " + o.sections[section].name + " at " + hex(r.offset);
+                caller ? shown_symbol(caller->name) : "section " + o.sections[section].name + " at " + hex(r.offset);
             if (!said.insert(target + "|" + where).second) continue;
             if (findings.size() >= 8) continue;  // counted below
             findings.push_back((code ? "calls `" + target + "` from " : "keeps the address of `" + target + "` in ") +
@@ -534,7 +534,7 @@ std::vector<std::string> raw_system_call_instructions(const std::string& disasse
         static const std::set<std::string, std::less<>> prefixes = {
             "cs", "ds", "es", "ss", "fs", "gs", "data16", "data32", "addr16", "addr32", "rep", "repz", "repe",
             "repnz", "repne", "lock", "notrack", "bnd", "xacquire", "xrelease"};
-        for (int k = 0; k < 8 && (prefixes.count(mnemonic) > 0 || starts_with(mnemonic, "rex")); ++k) {
+        for (int k = 0; k < 8 && (prefixes.count(mnemonic) > 0 || has_prefix(mnemonic, "rex")); ++k) {
             std::string next;
             if (!(words >> next)) break;
             mnemonic = next;
@@ -542,9 +542,9 @@ std::vector<std::string> raw_system_call_instructions(const std::string& disasse
         std::getline(words, operands);
         operands.erase(0, operands.find_first_not_of(" \t"));
         const bool raw = mnemonic == "syscall" || mnemonic == "sysenter" || mnemonic == "svc" ||
-                         (mnemonic == "int" && starts_with(operands, "$0x80"));
+                         (mnemonic == "int" && has_prefix(operands, "$0x80"));
         if (!raw) continue;
-        const std::string where = function.empty() ? std::string() : " in " + shown(function);
+        const std::string where = function.empty() ? std::string() : " in " + shown_symbol(function);
         found.push_back("contains a `" + mnemonic + (mnemonic == "int" ? " $0x80" : "") + "` instruction" + where +
                         ", which makes a system call directly");
         if (found.size() >= 8) break;

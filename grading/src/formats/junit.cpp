@@ -14,7 +14,7 @@ using formats::fixed;
 using formats::xml_attribute;
 using formats::xml_text;
 
-constexpr std::size_t max_compile_lines = 200;
+constexpr std::size_t junit_max_compile_lines = 200;
 
 struct Counts {
     int tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -104,7 +104,7 @@ Counts submission_case(const ExerciseResult& e, std::string& xml)
         return counts;
     }
     std::string body = message;
-    if (!e.compile_output.empty()) body += "\n\n" + formats::first_lines(e.compile_output, max_compile_lines);
+    if (!e.compile_output.empty()) body += "\n\n" + formats::first_lines(e.compile_output, junit_max_compile_lines);
     if (!e.runner_output.empty())
         body += "\n\nthe program printed (the last of it):\n" + formats::last_chars(e.runner_output, 4096);
     add_testcase(xml, counts, e.name, "submission", e.compile_seconds, "error",

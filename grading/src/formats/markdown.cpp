@@ -11,9 +11,9 @@ namespace {
 using formats::fixed;
 using formats::md_text;
 
-constexpr std::size_t max_failing_cases = 10, max_compile_lines = 20;
+constexpr std::size_t markdown_max_failing_cases = 10, markdown_max_compile_lines = 20;
 
-std::string table_status(const ExerciseResult& e)
+std::string markdown_status(const ExerciseResult& e)
 {
     if (e.status != ExerciseStatus::graded) return formats::spoken(e.status);
     if (!e.library_use.empty()) return "library use";
@@ -26,7 +26,7 @@ std::string table_row(const ExerciseResult& e)
     const bool speed = slowest && slowest->timing->reference_ms > 0;
     const std::string cases =
         e.cases.empty() ? "-" : std::to_string(formats::cases_passed(e)) + "/" + std::to_string(e.cases.size());
-    return "| " + md_text(e.name) + " | " + md_text(table_status(e)) + " | " + cases + " | " + fixed(e.points, 2) +
+    return "| " + md_text(e.name) + " | " + md_text(markdown_status(e)) + " | " + cases + " | " + fixed(e.points, 2) +
            " / " + fixed(e.max_points, 2) + " | " +
            (speed ? fixed(slowest->timing->speedup_vs_reference, 2) + "\u00d7" : "-") + " | " +
            (slowest && slowest->timing->bandwidth_gb_s > 0 ? fixed(slowest->timing->bandwidth_gb_s, 0) : "-") + " |\n";
@@ -53,7 +53,7 @@ std::string failure_section(const ExerciseResult& e)
         std::string out = heading + md_text(formats::spoken(e.status)) + "\n\n" + fix_first;
         if (!e.message.empty()) out += md_text(e.message) + "\n\n";
         if (!e.compile_output.empty() && e.status != ExerciseStatus::missing_launcher)
-            out += formats::md_block(formats::first_lines(e.compile_output, max_compile_lines)) + "\n";
+            out += formats::md_block(formats::first_lines(e.compile_output, markdown_max_compile_lines)) + "\n";
         return out;
     }
     const std::size_t failing = e.cases.size() - formats::cases_passed(e);
@@ -70,9 +70,9 @@ std::string failure_section(const ExerciseResult& e)
     if (!technique.empty()) out += technique.substr(1) + "\n";
     std::size_t listed = 0;
     for (const auto& c : e.cases)
-        if (c.status != CaseStatus::pass && listed++ < max_failing_cases) out += failing_case_item(c);
-    if (failing > max_failing_cases)
-        out += "- ... and " + std::to_string(failing - max_failing_cases) + " more (results.json lists them all)\n";
+        if (c.status != CaseStatus::pass && listed++ < markdown_max_failing_cases) out += failing_case_item(c);
+    if (failing > markdown_max_failing_cases)
+        out += "- ... and " + std::to_string(failing - markdown_max_failing_cases) + " more (results.json lists them all)\n";
     return out + "\n";
 }
 

@@ -31,7 +31,7 @@ std::string_view trim(std::string_view s)
     return s;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool begins_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 std::string lower(std::string_view s)
 {
@@ -44,7 +44,7 @@ std::string lower(std::string_view s)
 std::string short_kernel(std::string_view signature)
 {
     signature = trim(signature);
-    if (starts_with(signature, "void ")) signature.remove_prefix(5);
+    if (begins_with(signature, "void ")) signature.remove_prefix(5);
     // The parameter list starts at the first '(' outside template brackets (an "(anonymous
     // namespace)::" prefix is kept whole).
     int depth = 0;
@@ -52,7 +52,7 @@ std::string short_kernel(std::string_view signature)
         const char c = signature[i];
         if (c == '<') ++depth;
         if (c == '>' && depth > 0) --depth;
-        if (c == '(' && depth == 0 && i > 0 && !starts_with(signature.substr(i), "(anonymous namespace)"))
+        if (c == '(' && depth == 0 && i > 0 && !begins_with(signature.substr(i), "(anonymous namespace)"))
             return clean(trim(signature.substr(0, i)));
     }
     return clean(signature);
@@ -119,7 +119,7 @@ public:
 
     void line(std::string_view raw)
     {
-        if (!starts_with(raw, prefix)) return;  // the program's own output
+        if (!begins_with(raw, prefix)) return;  // the program's own output
         std::string_view rest = raw.substr(prefix.size());
         if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
         const bool indented = !rest.empty() && (rest.front() == ' ' || rest.front() == '\t');
@@ -159,7 +159,7 @@ private:
             current_->access = m[2].str() == "atomic" ? "atomic" : m[2].str();
             const std::string space = m[1].str();
             current_->space = space.size() > 4 ? space.substr(2, space.size() - 5) : "";
-        } else if (starts_with(h, "Uninitialized __global__ memory read")) {
+        } else if (begins_with(h, "Uninitialized __global__ memory read")) {
             open("uninitialized_read", h);
             current_->access = "read";
             current_->space = "global";
@@ -172,14 +172,14 @@ private:
             open("race", h);
             current_->space = "shared";
             hazard_sides_ = 0;
-        } else if (starts_with(h, "Barrier error detected") || starts_with(h, "Invalid arguments")) {
+        } else if (begins_with(h, "Barrier error detected") || begins_with(h, "Invalid arguments")) {
             open(h.find("Divergent") != std::string_view::npos ? "divergent_barrier" : "invalid_barrier", h);
-        } else if (starts_with(h, "Warp Illegal Address") || starts_with(h, "Out-of-range") ||
-                   starts_with(h, "Illegal Address") || starts_with(h, "Misaligned") ||
-                   starts_with(h, "Hardware exception") || starts_with(h, "Warp Misaligned") ||
-                   starts_with(h, "Illegal Instruction") || starts_with(h, "Warp Illegal Instruction")) {
+        } else if (begins_with(h, "Warp Illegal Address") || begins_with(h, "Out-of-range") ||
+                   begins_with(h, "Illegal Address") || begins_with(h, "Misaligned") ||
+                   begins_with(h, "Hardware exception") || begins_with(h, "Warp Misaligned") ||
+                   begins_with(h, "Illegal Instruction") || begins_with(h, "Warp Illegal Instruction")) {
             open("hardware_exception", h);
-        } else if ((starts_with(h, "Error:") || starts_with(h, "Internal Sanitizer Error")) && report_.tool_error.empty()) {
+        } else if ((begins_with(h, "Error:") || begins_with(h, "Internal Sanitizer Error")) && report_.tool_error.empty()) {
             report_.tool_error = clean(h);
         }
         // Anything else (the banner, "Program hit ...", leak summaries) is no finding.
@@ -190,9 +190,9 @@ private:
         static const std::regex side(R"(^(\w+) Thread \([0-9, ]*\) at (.*)$)");  // racecheck's hazard mode
         std::cmatch m;
         const std::string text(d);
-        if (starts_with(d, "at ")) {
+        if (begins_with(d, "at ")) {
             if (!placed_) place(parse_location(d.substr(3)));
-        } else if (current_->kind == "race" && starts_with(d, "and ")) {
+        } else if (current_->kind == "race" && begins_with(d, "and ")) {
             static const std::regex other(R"(^and (\w+) access at (.*)$)");
             if (std::regex_search(text.c_str(), m, other)) other_side(access_of(m[1].str()), parse_location(m[2].str()));
         } else if (current_->kind == "race" && std::regex_search(text.c_str(), m, side)) {
@@ -202,7 +202,7 @@ private:
             } else {
                 other_side(access_of(m[1].str()), parse_location(m[2].str()));
             }
-        } else if (current_->kind == "invalid_access" && starts_with(d, "Address ")) {
+        } else if (current_->kind == "invalid_access" && begins_with(d, "Address ")) {
             if (d.find("out of bounds") != std::string_view::npos) current_->kind = "out_of_bounds";
             else if (d.find("misaligned") != std::string_view::npos) current_->kind = "misaligned";
         }
