@@ -281,14 +281,14 @@ TechniqueReport check_technique(const std::string& exercise, const std::optional
 
 namespace {
 
-std::string megabytes(double bytes)
+std::string link_megabytes(double bytes)
 {
     std::ostringstream out;
     out << std::fixed << std::setprecision(bytes < 1e7 ? 2 : 0) << bytes / 1e6 << " MB";
     return out.str();
 }
 
-std::string milliseconds(double ms)
+std::string link_milliseconds(double ms)
 {
     std::ostringstream out;
     out << std::fixed << std::setprecision(ms < 10 ? 2 : 1) << ms << " ms";
@@ -312,7 +312,7 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
     std::vector<std::string> on_gpu, not_checked;
     for (const HostLinkTraffic& t : timed_cases) {
         if (!(t.data_bytes > 0)) continue;  // nothing to move: nothing to tell
-        const std::string data = " of the " + megabytes(t.data_bytes) + " each call must read and write";
+        const std::string data = " of the " + link_megabytes(t.data_bytes) + " each call must read and write";
         // Traffic of the machine at the reference's rate, over the submission's (longer) windows.
         const bool scaled = t.reference_per_call && t.reference_ms_per_call > 0 &&
                             t.student_ms_per_call > t.reference_ms_per_call;
@@ -321,27 +321,27 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
                    : t.reference_per_call;
         const std::string control =
             !t.reference_per_call ? ""
-            : scaled ? " (the reference's beside it: " + megabytes(*t.reference_per_call) + " in its " +
-                           milliseconds(t.reference_ms_per_call) +
-                           ", " + megabytes(*machine) + " at that rate over this call's " +
-                           milliseconds(t.student_ms_per_call) + ")"
-                     : " (the reference's beside it: " + megabytes(*t.reference_per_call) + ")";
+            : scaled ? " (the reference's beside it: " + link_megabytes(*t.reference_per_call) + " in its " +
+                           link_milliseconds(t.reference_ms_per_call) +
+                           ", " + link_megabytes(*machine) + " at that rate over this call's " +
+                           link_milliseconds(t.student_ms_per_call) + ")"
+                     : " (the reference's beside it: " + link_megabytes(*t.reference_per_call) + ")";
         if (!t.student_per_call) {
             not_checked.push_back(t.case_label + ": the GPU's PCIe byte counters were not read (NVML)");
         } else if (*t.student_per_call < host_share * t.data_bytes) {
-            on_gpu.push_back(t.case_label + ": " + megabytes(*t.student_per_call) + " a call over PCIe" + data + control);
+            on_gpu.push_back(t.case_label + ": " + link_megabytes(*t.student_per_call) + " a call over PCIe" + data + control);
         } else if (!t.reference_per_call) {
-            not_checked.push_back(t.case_label + ": its calls moved " + megabytes(*t.student_per_call) +
+            not_checked.push_back(t.case_label + ": its calls moved " + link_megabytes(*t.student_per_call) +
                                   " each over PCIe, and no reference was timed beside them to tell the machine's "
                                   "traffic apart");
         } else if (*t.student_per_call - *machine >= host_share * t.data_bytes) {
             check->found = false;
             check->not_checked.clear();
-            check->evidence = t.case_label + ": each timed call moved " + megabytes(*t.student_per_call) +
+            check->evidence = t.case_label + ": each timed call moved " + link_megabytes(*t.student_per_call) +
                               " between host and GPU" + data + control;
             return;
         } else {
-            not_checked.push_back(t.case_label + ": its calls moved " + megabytes(*t.student_per_call) +
+            not_checked.push_back(t.case_label + ": its calls moved " + link_megabytes(*t.student_per_call) +
                                   " each over PCIe, no more than the machine's traffic beside them explains" +
                                   control);
         }
