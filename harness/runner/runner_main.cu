@@ -126,7 +126,7 @@ CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& i
     return buffers;
 }
 
-void append_guards(const GuardedBuffer& buffer, std::vector<std::uint8_t>& blob)
+void append_guards(const GuardedBuffer& buffer, Bytes& blob)
 {
     const std::size_t at = blob.size(), guard = buffer.guard_bytes();
     blob.resize(at + 2 * guard);
@@ -150,7 +150,7 @@ private:
 // What the GPU's part of a case leaves for the host: the output with its guards, the input's guards
 // and scratch's guards (one blob, as sent), and what the GPU's checksums found.
 struct Readback {
-    std::vector<std::uint8_t> blob;
+    Bytes blob;
     std::size_t out_bytes = 0, in_guard_bytes = 0, scratch_guard_bytes = 0;
     std::uint64_t input_checksum = 0;  // of the input after the run (bits_checksum)
     long long input_first_changed = -1, input_changed_elements = 0;

@@ -239,7 +239,7 @@ void describe_sections(const ArrayComparison& cmp, std::int64_t section, const c
 
 }  // namespace detail
 
-RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob)
+RawOutput parse_raw_output(const nlohmann::json& meta, Bytes&& blob)
 {
     // The output comes first and can be a gigabyte: it keeps the blob's memory, the small guard
     // segments after it are copied out.

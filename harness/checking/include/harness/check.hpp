@@ -42,7 +42,7 @@ double double_sum_tolerance(std::int64_t depth, double abs_sum);
 
 // What the runner sent back for one case, split into its segments.
 struct RawOutput {
-    std::vector<std::uint8_t> out_with_guards;  // guard_elements, output, guard_elements
+    Bytes out_with_guards;                      // guard_elements, output, guard_elements
     std::vector<std::uint8_t> in_guards;        // front guard then back guard of the input
     std::vector<std::uint8_t> scratch_guards;   // same for scratch (empty if none)
     std::uint64_t input_checksum = 0;  // bits_checksum of the input after the run (harness/data.hpp)
@@ -66,7 +66,7 @@ struct RawOutput {
     }
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.
-RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob);
+RawOutput parse_raw_output(const nlohmann::json& meta, Bytes&& blob);
 
 struct Diagnosis {
     bool correct = false;
