@@ -29,6 +29,11 @@ struct CaseInputs {
         else
             return in_f32;
     }
+    template <typename Value>
+    const UninitializedVector<Value>& values() const
+    {
+        return const_cast<CaseInputs*>(this)->values<Value>();
+    }
 
     const void* input_data() const;
     std::size_t input_bytes() const;
