@@ -3,7 +3,13 @@
 // checksum of large buffers in blocks.
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -209,6 +215,27 @@ TEST_CASE("large arrays reuse the process's freed blocks: same contents rules as
     }
     large_blocks::release_cached();
     large_blocks::set_idle_seconds(large_blocks::cached_block_seconds);
+}
+
+TEST_CASE("a forked child does not inherit the large blocks (no page tables copied, no copy on write)")
+{
+    UninitializedVector<double> big(std::size_t{1} << 20);  // 8 MiB: a large block
+    big.assign(big.size(), 1.0);
+    UninitializedVector<double> small(1000);
+    small.assign(small.size(), 1.0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // msync fails with ENOMEM on an address that is not mapped.
+        void* page = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(big.data()) & ~std::uintptr_t{4095});
+        const bool big_mapped = ::msync(page, 4096, MS_ASYNC) == 0 || errno != ENOMEM;
+        ::_exit(big_mapped ? 1 : small[999] == 1.0 ? 0 : 2);
+    }
+    int status = -1;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(big[12345] == 1.0);
 }
 
 TEST_CASE("SplitMix64::discard skips exactly that many draws")

@@ -165,7 +165,8 @@ auto parallel_map(const std::vector<Item>& items, std::size_t width, Fn fn, Thre
 // array of the process (the smallest cached block that holds it, if at most twice its size; else
 // the largest smaller one, grown in place, its pages kept), up to a cap (an eighth of the
 // machine's memory, at most 4 GiB); a block unused for `cached_block_seconds` goes back to the
-// kernel at the next large allocation or release. Smaller blocks come from operator new. A
+// kernel at the next large allocation or release; a forked child does not inherit the blocks (it
+// must exec before it touches an array). Smaller blocks come from operator new. A
 // reused block holds what its last array left there: only for arrays whose every element is
 // written before it is read (UninitializedVector), and it never leaves the process.
 namespace large_blocks {
