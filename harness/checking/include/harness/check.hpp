@@ -24,6 +24,14 @@ struct Expected {
     UninitializedVector<double> tolerance;  // empty where every correct order is exact (integer data)
 
     double tolerance_at(std::size_t i) const { return tolerance.empty() ? 0.0 : tolerance[i]; }
+
+    // Special members out of line (check.cpp), as CaseInputs's (harness/data.hpp says why).
+    Expected();
+    Expected(const Expected&);
+    Expected(Expected&&) noexcept;
+    Expected& operator=(const Expected&);
+    Expected& operator=(Expected&&) noexcept;
+    ~Expected();
 };
 
 Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
@@ -64,6 +72,14 @@ struct RawOutput {
         return bits_checksum(output(type), out_with_guards.size() / bytes - 2 * static_cast<std::size_t>(guard_elements),
                                type == ElementType::f64);
     }
+
+    // Special members out of line (check.cpp), as CaseInputs's (harness/data.hpp says why).
+    RawOutput();
+    RawOutput(const RawOutput&);
+    RawOutput(RawOutput&&) noexcept;
+    RawOutput& operator=(const RawOutput&);
+    RawOutput& operator=(RawOutput&&) noexcept;
+    ~RawOutput();
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.
 RawOutput parse_raw_output(const nlohmann::json& meta, Bytes&& blob);
