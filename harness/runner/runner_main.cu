@@ -126,7 +126,7 @@ CaseBuffers prepare(const Exercise& exercise, const Case& c, const CaseInputs& i
     return buffers;
 }
 
-void append_guards(const GuardedBuffer& buffer, std::vector<std::uint8_t>& blob)
+void append_guards(const GuardedBuffer& buffer, Bytes& blob)
 {
     const std::size_t at = blob.size(), guard = buffer.guard_bytes();
     blob.resize(at + 2 * guard);
@@ -150,7 +150,7 @@ private:
 // What the GPU's part of a case leaves for the host: the output with its guards, the input's guards
 // and scratch's guards (one blob, as sent), and what the GPU's checksums found.
 struct Readback {
-    std::vector<std::uint8_t> blob;
+    Bytes blob;
     std::size_t out_bytes = 0, in_guard_bytes = 0, scratch_guard_bytes = 0;
     std::uint64_t input_checksum = 0;  // of the input after the run (bits_checksum)
     long long input_first_changed = -1, input_changed_elements = 0;
@@ -434,6 +434,11 @@ int run(ChannelWriter& channel, ChannelReader& commands, const std::string& exer
             const auto got = commands.receive(command, std::chrono::steady_clock::time_point::max());
             if (got != ChannelReader::Result::message) return got == ChannelReader::Result::end_of_stream ? 0 : 2;
             if (!answer(channel, *exercise, cases, command, current, timed, phase, case_index)) return 0;
+            // The next command is waited for spinning only while a speed case's batches are mapped:
+            // a run_batch is then answered without waking up. Between other commands (the grader
+            // checks a case's output before it sends the next one) a spin of batch_spin after every
+            // case cost a core's full time, a few seconds a grading (issue 21).
+            commands.spin_while_waiting(timed ? batch_spin : std::chrono::microseconds{0});
         }
     } catch (const CudaError& error) {
         channel.send(MessageType::cuda_error,
@@ -473,6 +478,5 @@ int harness::runner::runner_main(int argc, char** argv)
     if (timing_server) return harness::runner::timing_server_main();
     harness::ChannelWriter channel(harness::child_channel_fd);
     harness::ChannelReader commands(harness::child_command_fd);
-    commands.spin_while_waiting(harness::batch_spin);  // a run_batch is answered without waking up
     return harness::runner::run(channel, commands, exercise);
 }

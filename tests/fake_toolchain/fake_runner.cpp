@@ -91,7 +91,7 @@ using Clock = std::chrono::steady_clock;
 // ---------------------------------------------------------------------------------------------
 
 template <typename T>
-void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
+void append(Bytes& blob, T value, std::int64_t count)
 {
     const std::size_t at = blob.size();
     blob.resize(at + sizeof(T) * static_cast<std::size_t>(count));
@@ -99,34 +99,45 @@ void append(std::vector<std::uint8_t>& blob, T value, std::int64_t count)
         std::memcpy(blob.data() + at + sizeof(T) * static_cast<std::size_t>(i), &value, sizeof(T));
 }
 
-// Sends the case's output, with its guard zones, as the real runner's case_output.
-void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const std::string& behaviour)
+// Sends the case's output, with its guard zones, as the real runner's case_output: the golden
+// result of the case's inputs (made once, by load_case or run_case), in the exercise's element type.
+void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const CaseInputs& inputs,
+                 const std::string& behaviour)
 {
-    const CaseInputs inputs = make_inputs(e, c);
     const Expected expected = golden(e, c, inputs);
-    std::vector<std::uint8_t> blob;
-    blob.reserve(4 * (expected.value.size() + 6 * static_cast<std::size_t>(guard_elements)));
-    append(blob, unwritten_f32, guard_elements);
+    const bool f64 = element_type(e) == ElementType::f64;
+    const Poison poison = poison_of(element_type(e));
     const bool unwritten = behaviour == "unwritten" || behaviour == "fake_score";
     const bool exclusive = behaviour == "exclusive_scan" || behaviour == "racy";
-    const std::size_t out_at = blob.size();
-    blob.resize(out_at + expected.value.size() * sizeof(float));
-    for (std::size_t i = 0; i < expected.value.size(); ++i) {
-        const float v = unwritten
-                            ? unwritten_f32
-                            : static_cast<float>(exclusive ? expected.value[i] - inputs.in_f32[i] : expected.value[i]);
-        std::memcpy(blob.data() + out_at + i * sizeof(float), &v, sizeof(float));
-    }
-    const std::uint64_t out_checksum = bits_checksum(blob.data() + out_at, expected.value.size(), false);
-    append(blob, unwritten_f32, guard_elements);
-    const std::size_t out_bytes = blob.size();
-    append(blob, input_guard_f32, 2 * guard_elements);
-    const std::size_t in_guard_bytes = blob.size() - out_bytes;
-    std::size_t scratch_bytes = 0;
-    if (uses_scratch(e)) {
-        append(blob, scratch_f32, 2 * guard_elements);
-        scratch_bytes = blob.size() - out_bytes - in_guard_bytes;
-    }
+    const std::size_t n_out = expected.value.size();
+    const std::size_t element = f64 ? 8 : 4;
+    const std::size_t guard_bytes = element * static_cast<std::size_t>(guard_elements);
+    Bytes blob;
+    blob.reserve(n_out * element + 6 * guard_bytes);
+    with_element_type(element_type(e), [&](auto zero) {
+        using Value = decltype(zero);
+        using Bits = bits_of<Value>;
+        append(blob, static_cast<Bits>(poison.unwritten), guard_elements);
+        const std::size_t out_at = blob.size();
+        blob.resize(out_at + n_out * sizeof(Value));
+        const auto& in = inputs.values<Value>();
+        parallel_for(0, static_cast<std::int64_t>(n_out), element_grain, [&](std::int64_t begin, std::int64_t end) {
+            for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i) {
+                const double golden_value = exclusive ? expected.value[i] - static_cast<double>(in[i]) : expected.value[i];
+                const Value v = static_cast<Value>(golden_value);
+                Bits bits = static_cast<Bits>(poison.unwritten);
+                if (!unwritten) std::memcpy(&bits, &v, sizeof bits);
+                std::memcpy(blob.data() + out_at + i * sizeof bits, &bits, sizeof bits);
+            }
+        });
+        append(blob, static_cast<Bits>(poison.unwritten), guard_elements);
+        append(blob, static_cast<Bits>(poison.input_guard), 2 * guard_elements);
+        if (uses_scratch(e)) append(blob, static_cast<Bits>(poison.scratch), 2 * guard_elements);
+    });
+    const std::size_t out_bytes = n_out * element + 2 * guard_bytes;
+    const std::size_t in_guard_bytes = 2 * guard_bytes;
+    const std::size_t scratch_bytes = blob.size() - out_bytes - in_guard_bytes;
+    const std::uint64_t out_checksum = bits_checksum(blob.data() + guard_bytes, n_out, f64);
     channel.send(
         MessageType::case_output,
         {{"case", c.index},
@@ -134,8 +145,7 @@ void send_output(ChannelWriter& channel, const Exercise& e, const Case& c, const
           {{{"name", "out"}, {"bytes", out_bytes}},
            {{"name", "in_guards"}, {"bytes", in_guard_bytes}},
            {{"name", "scratch_guards"}, {"bytes", scratch_bytes}}}},
-         {"input_checksum", bits_checksum(inputs.input_data(), inputs.input_bytes() / (inputs.in_f64.empty() ? 4 : 8),
-                                          !inputs.in_f64.empty())},
+         {"input_checksum", bits_checksum(inputs.input_data(), inputs.input_bytes() / element, f64)},
          {"input_first_changed", -1},
          {"input_changed_elements", 0},
          {"repeat_checksum", behaviour == "racy" ? out_checksum ^ 1 : out_checksum}},
@@ -693,7 +703,7 @@ std::optional<int> run_case(Worker& w, const Message& command)
         w.channel.send(MessageType::case_output, {{"case", "two"}});
         return std::nullopt;
     }
-    send_output(w.channel, w.exercise, *w.current, behaviour);
+    send_output(w.channel, w.exercise, *w.current, w.inputs, behaviour);
     if (behaviour == "slow_host") std::cerr << "fake_runner: case " << index << " sent" << std::endl;
     return std::nullopt;
 }

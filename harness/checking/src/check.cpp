@@ -239,7 +239,21 @@ void describe_sections(const ArrayComparison& cmp, std::int64_t section, const c
 
 }  // namespace detail
 
-RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob)
+Expected::Expected() = default;
+Expected::Expected(const Expected&) = default;
+Expected::Expected(Expected&&) noexcept = default;
+Expected& Expected::operator=(const Expected&) = default;
+Expected& Expected::operator=(Expected&&) noexcept = default;
+Expected::~Expected() = default;
+
+RawOutput::RawOutput() = default;
+RawOutput::RawOutput(const RawOutput&) = default;
+RawOutput::RawOutput(RawOutput&&) noexcept = default;
+RawOutput& RawOutput::operator=(const RawOutput&) = default;
+RawOutput& RawOutput::operator=(RawOutput&&) noexcept = default;
+RawOutput::~RawOutput() = default;
+
+RawOutput parse_raw_output(const nlohmann::json& meta, Bytes&& blob)
 {
     // The output comes first and can be a gigabyte: it keeps the blob's memory, the small guard
     // segments after it are copied out.

@@ -7,6 +7,13 @@
 
 namespace harness {
 
+CaseInputs::CaseInputs() = default;
+CaseInputs::CaseInputs(const CaseInputs&) = default;
+CaseInputs::CaseInputs(CaseInputs&&) noexcept = default;
+CaseInputs& CaseInputs::operator=(const CaseInputs&) = default;
+CaseInputs& CaseInputs::operator=(CaseInputs&&) noexcept = default;
+CaseInputs::~CaseInputs() = default;
+
 const void* CaseInputs::input_data() const
 {
     return in_f64.empty() ? static_cast<const void*>(in_f32.data()) : static_cast<const void*>(in_f64.data());

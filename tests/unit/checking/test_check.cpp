@@ -17,8 +17,8 @@ using namespace harness;
 
 namespace {
 
-template <typename T>
-void put(std::vector<std::uint8_t>& bytes, std::size_t element, T value)
+template <typename Buffer, typename T>
+void put(Buffer& bytes, std::size_t element, T value)
 {
     std::memcpy(bytes.data() + element * sizeof(T), &value, sizeof(T));
 }
@@ -321,23 +321,23 @@ TEST_CASE("parse_raw_output splits the segments and rejects inconsistent ones")
                              {{"name", "in_guards"}, {"bytes", 4}},
                              {{"name", "scratch_guards"}, {"bytes", 2}}}},
                            {"input_checksum", 5}};
-    std::vector<std::uint8_t> blob(14);
+    Bytes blob(14);
     for (std::size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<std::uint8_t>(i);
-    RawOutput raw = parse_raw_output(meta, std::vector<std::uint8_t>(blob));
-    CHECK(raw.out_with_guards == std::vector<std::uint8_t>(blob.begin(), blob.begin() + 8));
+    RawOutput raw = parse_raw_output(meta, Bytes(blob));
+    CHECK(raw.out_with_guards == Bytes(blob.begin(), blob.begin() + 8));
     CHECK(raw.in_guards == std::vector<std::uint8_t>{8, 9, 10, 11});
     CHECK(raw.scratch_guards == std::vector<std::uint8_t>{12, 13});
     CHECK(raw.input_checksum == 5);
     CHECK_FALSE(raw.zero_start_checksum);
     meta["zero_start_checksum"] = 77;
-    CHECK(parse_raw_output(meta, std::vector<std::uint8_t>(blob)).zero_start_checksum == std::uint64_t{77});
-    CHECK_THROWS(parse_raw_output(meta, std::vector<std::uint8_t>(13, 1)));
+    CHECK(parse_raw_output(meta, Bytes(blob)).zero_start_checksum == std::uint64_t{77});
+    CHECK_THROWS(parse_raw_output(meta, Bytes(13, 1)));
     // Sizes that wrap around when added, a missing field, or garbage instead of segments.
     nlohmann::json huge = meta;
     huge["segments"][1]["bytes"] = ~std::uint64_t{0} - 7;
-    CHECK_THROWS(parse_raw_output(huge, std::vector<std::uint8_t>(blob)));
-    CHECK_THROWS(parse_raw_output({{"input_checksum", 5}}, std::vector<std::uint8_t>(blob)));
-    CHECK_THROWS(parse_raw_output({{"segments", "x"}, {"input_checksum", 5}}, std::vector<std::uint8_t>(blob)));
+    CHECK_THROWS(parse_raw_output(huge, Bytes(blob)));
+    CHECK_THROWS(parse_raw_output({{"input_checksum", 5}}, Bytes(blob)));
+    CHECK_THROWS(parse_raw_output({{"segments", "x"}, {"input_checksum", 5}}, Bytes(blob)));
 }
 
 TEST_CASE("number formatting for reports")

@@ -39,7 +39,7 @@ harness::Child spawn_peer(std::vector<std::string> argv, const std::string& outp
 }
 
 // Counts the bytes that differ from fixture_channel_peer's pattern.
-std::size_t pattern_mismatches(const std::vector<std::uint8_t>& blob)
+std::size_t pattern_mismatches(const harness::Bytes& blob)
 {
     std::size_t mismatches = 0;
     for (std::size_t i = 0; i < blob.size(); ++i) mismatches += blob[i] != static_cast<std::uint8_t>(i * 7 % 251);

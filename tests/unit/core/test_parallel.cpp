@@ -3,7 +3,13 @@
 // checksum of large buffers in blocks.
 #include <doctest/doctest.h>
 
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -148,6 +154,88 @@ TEST_CASE("UninitializedVector keeps what is written, like any vector")
     CHECK(v.size() == 2);
     v.assign(3, 7.0);  // a value given is still stored
     CHECK(v == UninitializedVector<double>{7.0, 7.0, 7.0});
+}
+
+TEST_CASE("large arrays reuse the process's freed blocks: same contents rules as fresh memory, and a cap")
+{
+    large_blocks::release_cached();
+    large_blocks::set_idle_seconds(1e9);  // a slow machine must not expire a block between two steps
+    const std::size_t mib = std::size_t{1} << 20;
+    const large_blocks::Counts before = large_blocks::counts();
+    const double* first_data = nullptr;
+    {
+        UninitializedVector<double> a(3 * mib);  // 24 MiB: a block of its own
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i) * 0.5 + 1;
+        first_data = a.data();
+        CHECK(large_blocks::counts().mapped == before.mapped + 1);
+    }
+    CHECK(large_blocks::cached_bytes() >= 24 * mib);
+    {
+        // A slightly smaller array takes the cached block, mapped nothing, and keeps what it writes.
+        UninitializedVector<float> b(5 * mib);  // 20 MiB
+        CHECK(static_cast<const void*>(b.data()) == static_cast<const void*>(first_data));
+        CHECK(large_blocks::counts().reused == before.reused + 1);
+        CHECK(large_blocks::counts().mapped == before.mapped + 1);
+        CHECK(large_blocks::cached_bytes() == 0);
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 1000) - 3;
+        CHECK(b[123456] == static_cast<float>(123456 % 1000) - 3);
+        CHECK(b.back() == static_cast<float>((b.size() - 1) % 1000) - 3);
+    }
+    {
+        // A larger one grows the cached block: the pages it had stay (their old contents), the rest
+        // is new; an array of a quarter of the size maps a fresh block rather than hold 4x its size.
+        UninitializedVector<std::uint8_t> tiny(6 * mib);
+        UninitializedVector<double> c(8 * mib);  // 64 MiB
+        CHECK(large_blocks::counts().grown == before.grown + 1);
+        for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<double>(c.size() - i);
+        CHECK(c.front() == static_cast<double>(c.size()));
+        CHECK(c.back() == 1);
+        CHECK(large_blocks::counts().mapped == before.mapped + 2);  // tiny's
+    }
+    // Small arrays never touch the pool.
+    const large_blocks::Counts large_only = large_blocks::counts();
+    for (int k = 0; k < 100; ++k) {
+        UninitializedVector<double> small(1000);
+        small[999] = k;
+    }
+    CHECK(large_blocks::counts().mapped == large_only.mapped);
+    CHECK(large_blocks::counts().reused == large_only.reused);
+    // release_cached empties the cache; the next large array maps a block of its own.
+    CHECK(large_blocks::cached_bytes() > 0);
+    large_blocks::release_cached();
+    CHECK(large_blocks::cached_bytes() == 0);
+    {
+        UninitializedVector<double> d(mib);  // 8 MiB
+        d.assign(d.size(), 2.0);
+        CHECK(large_blocks::counts().mapped == large_only.mapped + 1);
+        // Bytes (a message's blob) are such an array too.
+        Bytes blob(5 * mib);
+        blob[5 * mib - 1] = 7;
+        CHECK(blob.back() == 7);
+    }
+    large_blocks::release_cached();
+    large_blocks::set_idle_seconds(large_blocks::cached_block_seconds);
+}
+
+TEST_CASE("a forked child does not inherit the large blocks (no page tables copied, no copy on write)")
+{
+    UninitializedVector<double> big(std::size_t{1} << 20);  // 8 MiB: a large block
+    big.assign(big.size(), 1.0);
+    UninitializedVector<double> small(1000);
+    small.assign(small.size(), 1.0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        // msync fails with ENOMEM on an address that is not mapped.
+        void* page = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(big.data()) & ~std::uintptr_t{4095});
+        const bool big_mapped = ::msync(page, 4096, MS_ASYNC) == 0 || errno != ENOMEM;
+        ::_exit(big_mapped ? 1 : small[999] == 1.0 ? 0 : 2);
+    }
+    int status = -1;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(big[12345] == 1.0);
 }
 
 TEST_CASE("SplitMix64::discard skips exactly that many draws")

@@ -24,6 +24,14 @@ struct Expected {
     UninitializedVector<double> tolerance;  // empty where every correct order is exact (integer data)
 
     double tolerance_at(std::size_t i) const { return tolerance.empty() ? 0.0 : tolerance[i]; }
+
+    // Special members out of line (check.cpp), as CaseInputs's (harness/data.hpp says why).
+    Expected();
+    Expected(const Expected&);
+    Expected(Expected&&) noexcept;
+    Expected& operator=(const Expected&);
+    Expected& operator=(Expected&&) noexcept;
+    ~Expected();
 };
 
 Expected golden(const Exercise& exercise, const Case& c, const CaseInputs& inputs);
@@ -42,7 +50,7 @@ double double_sum_tolerance(std::int64_t depth, double abs_sum);
 
 // What the runner sent back for one case, split into its segments.
 struct RawOutput {
-    std::vector<std::uint8_t> out_with_guards;  // guard_elements, output, guard_elements
+    Bytes out_with_guards;                      // guard_elements, output, guard_elements
     std::vector<std::uint8_t> in_guards;        // front guard then back guard of the input
     std::vector<std::uint8_t> scratch_guards;   // same for scratch (empty if none)
     std::uint64_t input_checksum = 0;  // bits_checksum of the input after the run (harness/data.hpp)
@@ -64,9 +72,17 @@ struct RawOutput {
         return bits_checksum(output(type), out_with_guards.size() / bytes - 2 * static_cast<std::size_t>(guard_elements),
                                type == ElementType::f64);
     }
+
+    // Special members out of line (check.cpp), as CaseInputs's (harness/data.hpp says why).
+    RawOutput();
+    RawOutput(const RawOutput&);
+    RawOutput(RawOutput&&) noexcept;
+    RawOutput& operator=(const RawOutput&);
+    RawOutput& operator=(RawOutput&&) noexcept;
+    ~RawOutput();
 };
 // From a case_output message's meta and blob; throws std::runtime_error if they do not fit.
-RawOutput parse_raw_output(const nlohmann::json& meta, std::vector<std::uint8_t>&& blob);
+RawOutput parse_raw_output(const nlohmann::json& meta, Bytes&& blob);
 
 struct Diagnosis {
     bool correct = false;

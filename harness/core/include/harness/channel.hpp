@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/parallel.hpp"
+
 namespace harness {
 
 // The fixed descriptor numbers a child with a channel finds open: it reads the grader's commands
@@ -82,7 +84,7 @@ constexpr std::size_t max_meta_string_bytes = 4096;  // a string value, cut at a
 struct Message {
     MessageType type{};
     nlohmann::json meta;
-    std::vector<std::uint8_t> blob;
+    Bytes blob;
 };
 
 // Writer side (child). Blocking writes; throws std::runtime_error if the parent has gone away.
@@ -119,7 +121,7 @@ private:
     // The message in progress when a deadline passed mid-message; the next receive() resumes it.
     std::vector<std::uint8_t> frame_;  // header, then header + meta once the header is known
     std::size_t frame_got_ = 0;
-    std::vector<std::uint8_t> blob_;
+    Bytes blob_;
     std::size_t blob_got_ = 0;
     bool broken_ = false;  // framing lost (malformed): every later call is malformed
 };

@@ -29,9 +29,24 @@ struct CaseInputs {
         else
             return in_f32;
     }
+    template <typename Value>
+    const UninitializedVector<Value>& values() const
+    {
+        return const_cast<CaseInputs*>(this)->values<Value>();
+    }
 
     const void* input_data() const;
     std::size_t input_bytes() const;
+
+    // Special members out of line, in optimized code: a vector of our allocator is destroyed by a
+    // loop over its elements that does nothing, which code built at -O1 (grading/) kept where it
+    // inlined it: a second per element for every gigabyte (issue 21).
+    CaseInputs();
+    CaseInputs(const CaseInputs&);
+    CaseInputs(CaseInputs&&) noexcept;
+    CaseInputs& operator=(const CaseInputs&);
+    CaseInputs& operator=(CaseInputs&&) noexcept;
+    ~CaseInputs();
 };
 
 // The case's inputs, from its family (harness/family.hpp).

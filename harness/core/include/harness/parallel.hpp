@@ -157,9 +157,41 @@ auto parallel_map(const std::vector<Item>& items, std::size_t width, Fn fn, Thre
     return results;
 }
 
+// The memory of large arrays (inputs, golden results, outputs read from a runner), reused within
+// a process instead of handed back to the kernel at once (issue 21). A fresh block of a gigabyte
+// costs the kernel a fault and a page of zeros per 4 KiB when it is first written, and unmapping
+// when it is freed: most of a grading's system time, paid again for every case. Blocks of
+// `large_block_bytes` or more are mapped on their own and kept when freed, for the next large
+// array of the process (the smallest cached block that holds it, if at most twice its size; else
+// the largest smaller one, grown in place, its pages kept), up to a cap (an eighth of the
+// machine's memory, at most 4 GiB); a block unused for `cached_block_seconds` goes back to the
+// kernel at the next large allocation or release; a forked child does not inherit the blocks (it
+// must exec before it touches an array). Smaller blocks come from operator new. A
+// reused block holds what its last array left there: only for arrays whose every element is
+// written before it is read (UninitializedVector), and it never leaves the process.
+namespace large_blocks {
+constexpr std::size_t large_block_bytes = std::size_t{4} << 20;
+constexpr double cached_block_seconds = 5.0;
+// Throws std::bad_alloc where no memory is left (the cache emptied first).
+void* allocate(std::size_t bytes);
+void deallocate(void* block, std::size_t bytes) noexcept;
+// What the cache holds now, and every cached block back to the kernel (tests, and a process about
+// to wait long with nothing to reuse).
+std::size_t cached_bytes();
+void release_cached();
+// For tests: how long a cached block may stay unused (cached_block_seconds unless set).
+void set_idle_seconds(double seconds);
+// How many large blocks were mapped fresh, and how many were reused (tests).
+struct Counts {
+    std::size_t mapped = 0, reused = 0, grown = 0;
+};
+Counts counts();
+}  // namespace large_blocks
+
 // An allocator whose resize(n) leaves numbers uninitialized instead of zeroing them. A vector of
 // a gigabyte that parallel_for then fills is written only once, and its memory pages are first
-// touched by the threads that fill them, not by one thread beforehand.
+// touched by the threads that fill them, not by one thread beforehand. Large arrays take their
+// memory from large_blocks (above).
 template <typename T>
 struct DefaultInitAllocator : std::allocator<T> {
     template <typename U>
@@ -170,6 +202,21 @@ struct DefaultInitAllocator : std::allocator<T> {
     template <typename U>
     DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept
     {
+    }
+    T* allocate(std::size_t n)
+    {
+        if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < large_blocks::large_block_bytes) return std::allocator<T>::allocate(n);
+        return static_cast<T*>(large_blocks::allocate(bytes));
+    }
+    void deallocate(T* p, std::size_t n) noexcept
+    {
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < large_blocks::large_block_bytes)
+            std::allocator<T>::deallocate(p, n);
+        else
+            large_blocks::deallocate(p, bytes);
     }
     template <typename U>
     void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>)
@@ -186,5 +233,8 @@ struct DefaultInitAllocator : std::allocator<T> {
 // A std::vector whose resize leaves new numbers uninitialized (every element must be written).
 template <typename T>
 using UninitializedVector = std::vector<T, DefaultInitAllocator<T>>;
+// Raw bytes of that kind: a message's blob as the channel reads it in, a runner's output as it
+// reads it back (a gigabyte is written once, by the read, not zeroed first).
+using Bytes = UninitializedVector<std::uint8_t>;
 
 }  // namespace harness
