@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <array>
-#include <iomanip>
 #include <set>
 #include <sstream>
 #include <string_view>
 
+#include "../formats/text.hpp"
 #include "grading/build.hpp"
 #include "harness/exercise.hpp"
 #include "harness/family.hpp"
@@ -283,16 +283,12 @@ namespace {
 
 std::string link_megabytes(double bytes)
 {
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(bytes < 1e7 ? 2 : 0) << bytes / 1e6 << " MB";
-    return out.str();
+    return formats::fixed(bytes / 1e6, bytes < 1e7 ? 2 : 0) + " MB";
 }
 
 std::string link_milliseconds(double ms)
 {
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(ms < 10 ? 2 : 1) << ms << " ms";
-    return out.str();
+    return formats::fixed(ms, ms < 10 ? 2 : 1) + " ms";
 }
 
 }  // namespace
