@@ -169,7 +169,9 @@ std::optional<std::uint64_t> GpuMonitor::host_link_bytes()
         try {
             link_reader_ = std::thread([this] {
                 std::unique_lock<std::mutex> lock(link_mutex_);
-                while (!link_stop_.wait_for(lock, link_reading_period, [this] { return link_stopping_; }))
+                // Until a reading fails: from then on nothing is counted (a wrap may have been
+                // missed), so there is nothing left to read for.
+                while (link_counted_ && !link_stop_.wait_for(lock, link_reading_period, [this] { return link_stopping_; }))
                     if (!read_link_counters()) link_counted_ = false;
             });
         } catch (const std::system_error&) {
