@@ -201,8 +201,14 @@ TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a run
     // The same secret again: the same seeds; another secret: others.
     const Grading again = grade_hidden("again", "", SecretBy::environment, secret_text, {"--case", "n=777777/int"});
     const Grading other = grade_hidden("other", "", SecretBy::environment, other_secret, {"--case", "n=777777/int"});
-    REQUIRE(again.run.status.code == 0);
-    REQUIRE(other.run.status.code == 0);
+    {
+        INFO(again.run.output);
+        REQUIRE(again.run.status.code == 0);
+    }
+    {
+        INFO(other.run.output);
+        REQUIRE(other.run.status.code == 0);
+    }
     CHECK(case_labelled(again.results, "n=777777/int").at("seed") == case_labelled(g.results, "n=777777/int").at("seed"));
     CHECK(case_labelled(other.results, "n=777777/int").at("seed") != case_labelled(g.results, "n=777777/int").at("seed"));
     CHECK(other.results.at("hidden_cases").at("secret_id") != secret.id());
