@@ -155,10 +155,14 @@ TEST_CASE("in turns: one seed a round for both sides, until the rule is met; a f
     TimingServer server(fake_server(), 30s);
     LocalWorker student, reference;
     // 25 times the reference's: the medians below keep their order however late a loaded machine
-    // wakes a sleep (4 ms against 2 ms did not, beside two busy loops: 4.1 against 5.6 ms).
-    student.sleep = 50ms;
-    reference.sleep = 2ms;
+    // wakes a sleep (4 ms against 2 ms did not, beside two busy loops: 4.1 against 5.6 ms). The
+    // reference's 10 ms a call (2 ms was too little: beside two busy loops its median over its empty
+    // batches came out at 0 or less, so the rule was met a round late, session 14), and no cap
+    // of wall time: the rounds below are the rule's and the batch cap's, never the clock's.
+    student.sleep = 250ms;
+    reference.sleep = 10ms;
     TimingPlan plan;
+    plan.rule.cap = std::chrono::minutes(10);
     plan.reps_per_batch = 2;
     plan.rule.min_batches = 5;
     plan.rule.max_batches = 8;
@@ -271,7 +275,11 @@ TEST_CASE("the reference alone after the turns is an anchor only with the runner
     TimingPlan plan;
     plan.reps_per_batch = 2;
     plan.rule.min_batches = 4;
-    plan.rule.max_batches = 4;
+    // Met at the fourth batch on a quiet machine; room to go on where a loaded one made the median
+    // of the reference's 5 ms calls alone come out at 0 or less (its empty batches' fixed cost
+    // as long as its launched ones: capped at 4, the timing alone was "disturbed", beside two busy
+    // loops, session 14).
+    plan.rule.max_batches = 16;
     plan.rule.target_rse = 10;
     bool company_while_paused = false, company_throughout = false;
     int asked = 0;
