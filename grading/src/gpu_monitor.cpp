@@ -238,10 +238,9 @@ std::string busy_runner(const std::vector<GpuProcess>& processes, const std::set
     return found;
 }
 
-std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_point> busy_since,
-                                  int stopped_runner) const
+std::optional<std::vector<std::pair<int, unsigned long long>>> GpuMonitor::compute_processes() const
 {
-    if (!nvml_) return {};
+    if (!nvml_) return std::nullopt;
     std::vector<NvmlProcessInfo> listed(64);
     unsigned int count = static_cast<unsigned int>(listed.size());
     NvmlReturn result = nvml_->running_processes(nvml_->device, &count, listed.data());
@@ -250,14 +249,41 @@ std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_
         count = static_cast<unsigned int>(listed.size());
         result = nvml_->running_processes(nvml_->device, &count, listed.data());
     }
-    if (result != 0) return {};
+    if (result != 0) return std::nullopt;
+    std::vector<std::pair<int, unsigned long long>> processes;
+    for (unsigned int k = 0; k < count && k < listed.size(); ++k)
+        processes.emplace_back(static_cast<int>(listed[k].pid), listed[k].used_gpu_memory);
+    return processes;
+}
+
+std::optional<std::uint64_t> GpuMonitor::memory_below(int runner) const
+{
+    const auto processes = compute_processes();
+    if (!processes || runner <= 0) return std::nullopt;
+    // NVML_VALUE_NOT_AVAILABLE (all ones) where the driver does not say (no privilege, a MIG slice).
+    constexpr unsigned long long not_available = ~0ULL;
+    std::uint64_t held = 0;
+    for (const auto& [pid, memory] : *processes) {
+        if (!descends_from(pid, runner)) continue;
+        if (memory == not_available) return std::nullopt;
+        held += memory;
+    }
+    return held;
+}
+
+std::string GpuMonitor::intruders(std::optional<std::chrono::system_clock::time_point> busy_since,
+                                  int stopped_runner) const
+{
+    const auto listed = compute_processes();
+    if (!listed) return {};
+    NvmlReturn result = 0;
     const int self = static_cast<int>(getpid());
     std::error_code error;
     const std::string executable = std::filesystem::read_symlink("/proc/self/exe", error).string();
     std::vector<GpuProcess> processes;
-    for (unsigned int k = 0; k < count && k < listed.size(); ++k) {
+    for (const auto& [pid, memory] : *listed) {
         GpuProcess p;
-        p.pid = static_cast<int>(listed[k].pid);
+        p.pid = pid;
         p.ours = descends_from(p.pid, self);
         p.runner = stopped_runner > 0 && descends_from(p.pid, stopped_runner);
         p.grading = !p.ours && below_executable(p.pid, executable, self);

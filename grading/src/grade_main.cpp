@@ -168,6 +168,7 @@ int run_grade(grading::GradeCommand command)
             };
             environment.gpu_clocks = [&monitor] { return monitor->clocks(); };
             environment.gpu_host_link = [&monitor] { return monitor->host_link_bytes(); };
+            environment.gpu_memory_below = [&monitor](int runner) { return monitor->memory_below(runner); };
         } else if (!command.quiet) {
             std::cout << "grade: not watching the GPU for other processes: "
                       << (monitor ? monitor->why_unavailable() : std::string("the GPU has no UUID")) << "\n";

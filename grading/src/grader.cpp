@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "grader_config.hpp"
+#include "formats/text.hpp"
 #include "grading/console.hpp"
 #include "harness/baseline.hpp"
 #include "harness/cases.hpp"
@@ -111,12 +112,13 @@ harness::SpawnOptions runner_spawn(const GradingEnvironment& environment, const 
 }
 
 harness::RunRequest make_request(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
-                                 const std::string& runner, const GradingEnvironment& environment)
+                                 const std::string& runner, const GradingEnvironment& environment,
+                                 const std::string& log_prefix)
 {
     harness::RunRequest request;
     request.exercise = exercise.name;
-    request.spawn = [&environment, &exercise, runner](int k) {
-        return runner_spawn(environment, exercise, runner, "runner-" + std::to_string(k));
+    request.spawn = [&environment, &exercise, runner, log_prefix](int k) {
+        return runner_spawn(environment, exercise, runner, log_prefix + std::to_string(k));
     };
     // Visible cases first, then the hidden ones, which the supervisor gives runners of their own.
     for (const bool hidden : {false, true})
@@ -164,6 +166,26 @@ SanitizerStep sanitize_exercise(const GradeRequest& asked, const GradingEnvironm
     return run_sanitizers(request, progress);
 }
 
+// Where the timing server failed beside the submission's runner: that runner's doing when it held
+// far more of the GPU's memory than the case needs (red team 14, hogs_gpu_memory_to_skip_timing:
+// the runner takes nearly all of it, so the speed case passes its checked run and is never timed,
+// and computes_on_gpu is never shown). An honest runner holds its context (about 0.5 GiB), the
+// case's buffers with guard zones and its scratch (under three times the case's minimum bytes) and
+// whatever temporaries its launcher allocates: 2 GiB and four times the minimum bytes are allowed.
+harness::timing::SubmissionBlame memory_blame(const GradingEnvironment& environment, const harness::Exercise& exercise)
+{
+    if (!environment.gpu_memory_below) return {};
+    return [&environment, &exercise](int runner, const harness::Case& c) -> std::string {
+        const std::optional<std::uint64_t> held = environment.gpu_memory_below(runner);
+        const double allowed = 2.0 * (1 << 30) + 4.0 * static_cast<double>(harness::minimum_bytes(exercise, c));
+        if (!held || static_cast<double>(*held) <= allowed) return {};
+        auto gib = [](double bytes) { return formats::fixed(bytes / (1 << 30), 1) + " GiB"; };
+        return "the submission's runner held " + gib(static_cast<double>(*held)) +
+               " of the GPU's memory (this case needs at most about " + gib(allowed) +
+               "), so the grader could not allocate the timed calls' buffers";
+    };
+}
+
 // One exercise's speed-case timing: the reference's runner (in the sandbox like the submission's)
 // and the timer that holds its times alone.
 struct ExerciseTiming {
@@ -177,7 +199,7 @@ struct ExerciseTiming {
               },
               exercise.name, request.limits.startup_limit, request.limits.case_limit + request.limits.timing_extra),
           timer(server, &reference, environment.gpu_lock, environment.gpu_intruders, request.timing,
-                environment.gpu_host_link)
+                environment.gpu_host_link, memory_blame(environment, exercise))
     {
     }
 };
@@ -260,11 +282,17 @@ void record_timed_host_link(const harness::Exercise& exercise, const std::vector
     std::vector<HostLinkTraffic> timed;
     for (const auto& r : result.cases) {
         const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
+        if (c == cases.end()) continue;
+        if (!r.timing_withheld.empty()) {
+            timed.push_back({r.label, static_cast<double>(harness::minimum_bytes(exercise, *c)), {}, {}, 0, 0,
+                             r.timing_withheld});
+            continue;
+        }
         // A case whose timing did not happen (its note says why) has no turns to read.
-        if (!r.timing || r.timing->student_samples_ms.empty() || c == cases.end()) continue;
+        if (!r.timing || r.timing->student_samples_ms.empty()) continue;
         timed.push_back({r.label, static_cast<double>(harness::minimum_bytes(exercise, *c)),
                          r.timing->student_link_bytes_per_call, r.timing->reference_link_bytes_per_call,
-                         r.timing->student_link_ms_per_call, r.timing->reference_link_ms_per_call});
+                         r.timing->student_link_ms_per_call, r.timing->reference_link_ms_per_call, {}});
     }
     record_host_link(*result.technique, timed);
 }
@@ -315,11 +343,12 @@ CaseResult check_case(const ExerciseGrading& g, const harness::Case& c, CaseRun&
 // The exercise's cases run under the supervisor, each settled case checked while the GPU runs the
 // next, into result.cases (in case order); what the runs found.
 harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::vector<harness::Case>& cases,
-                                         ExerciseResult& result, bool& timing_failed, std::ostream& progress)
+                                         ExerciseResult& result, bool& timing_failed, std::ostream& progress,
+                                         const std::string& log_prefix = "runner-")
 {
     // Speed cases are timed in turns with the reference (harness/timing/speed_case.hpp); the
     // reference alone was timed before any runner of the submission started (GradingRun).
-    auto request = make_request(g.exercise, cases, g.build->executable, g.environment);
+    auto request = make_request(g.exercise, cases, g.build->executable, g.environment, log_prefix);
     auto case_of = [&cases](int index) -> const harness::Case& {
         return *std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == index; });
     };
@@ -328,7 +357,8 @@ harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::ve
                                 std::chrono::steady_clock::duration& waited) -> std::any {
             harness::timing::CaseTiming timing =
                 g.timer->time_in_turns(g.exercise, case_of(run_case.index), worker, waited);
-            timing_failed = timing_failed || !timing.failure.empty();
+            // The grader's failure, to try again alone; not one the submission caused.
+            timing_failed = timing_failed || (!timing.failure.empty() && timing.withheld.empty());
             return timing;
         };
     // Each settled case is checked on a thread of the checks' map while the GPU runs the next one:
@@ -354,6 +384,63 @@ harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::ve
     std::stable_sort(result.cases.begin(), result.cases.end(),
                      [](const CaseResult& a, const CaseResult& b) { return a.index < b.index; });
     return run;
+}
+
+// computes_on_gpu where the speed case's timing showed nothing of the submission's traffic (its
+// checked run failed, a timed call was wrong, its timing did not finish or its runner ended in it):
+// the largest visible case that passed, with at least 1 MB to move, is run once more by a fresh
+// runner and timed in turns with the reference as a speed case is, and its calls' traffic decides.
+// A launcher that computes on the host and keeps the speed case from being timed (red team 14:
+// skips_timed_outputs, hogs_gpu_memory_to_skip_timing) is found here, or must fail every case this
+// large too (docs/security.md). The submission's run that does not pass and finish its timing again
+// withholds the evidence: computes_on_gpu false. The grader's own failures leave it not checked.
+void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::Case>& cases, ExerciseResult& result,
+                           std::ostream& progress)
+{
+    constexpr double smallest_bytes = 1e6;  // the reference's calls move some 0.05 MB: 15% of 1 MB tells
+    if (g.timer == nullptr || !g.environment.gpu_host_link || !result.technique || result.grade_again_alone) return;
+    const auto check = std::find_if(result.technique->checks.begin(), result.technique->checks.end(),
+                                    [](const TechniqueCheck& c) { return c.technique == harness::Technique::computes_on_gpu; });
+    if (check == result.technique->checks.end() || check->found.has_value()) return;
+    for (const auto& r : result.cases)
+        if (r.timed && r.timing && !r.timing->student_samples_ms.empty()) return;  // its turns were read
+    const harness::Case* largest = nullptr;
+    for (const auto& r : result.cases) {
+        if (r.status != CaseStatus::pass || r.timed || r.hidden) continue;
+        const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
+        if (c == cases.end()) continue;
+        const auto bytes = static_cast<double>(harness::minimum_bytes(g.exercise, *c));
+        if (bytes >= smallest_bytes && (largest == nullptr || bytes > harness::minimum_bytes(g.exercise, *largest)))
+            largest = &*c;
+    }
+    if (largest == nullptr) return;
+    harness::Case again = *largest;
+    again.timed = true;
+    progress << "  " << again.label << " once more, timed in turns with the reference, for computes_on_gpu\n";
+    g.timer->time_alone(g.exercise, again);
+    ExerciseResult checked;
+    bool timing_failed = false;
+    const harness::ExerciseRun run = run_and_check_cases(g, {again}, checked, timing_failed, progress, "link-runner-");
+    if (checked.cases.empty() || timing_failed || run.machine_failure || run.gpu_memory_ran_out) return;
+    const CaseResult& r = checked.cases.front();
+    HostLinkTraffic traffic{again.label + " (run again for this check)",
+                            static_cast<double>(harness::minimum_bytes(g.exercise, again)), {}, {}, 0, 0, {}};
+    if (!r.timing_withheld.empty()) {
+        traffic.withheld = r.timing_withheld;
+    } else if (r.status == CaseStatus::pass && r.timing && !r.timing->student_samples_ms.empty()) {
+        traffic.student_per_call = r.timing->student_link_bytes_per_call;
+        traffic.reference_per_call = r.timing->reference_link_bytes_per_call;
+        traffic.student_ms_per_call = r.timing->student_link_ms_per_call;
+        traffic.reference_ms_per_call = r.timing->reference_link_ms_per_call;
+    } else if (r.status == CaseStatus::pass) {
+        traffic.withheld = "it passed, and its timed calls did not finish within the case's time limit, so nothing "
+                           "showed that they compute on the GPU";
+    } else if (r.status != CaseStatus::not_run) {
+        traffic.withheld = "it passed this case in its checked run, and when it ran again for this check: " + r.summary;
+    } else {
+        return;
+    }
+    record_host_link(*result.technique, {traffic});
 }
 
 // What the runners printed, the last 8 KiB of each kind; what runners that ran hidden cases printed
@@ -467,6 +554,7 @@ ExerciseResult grade_exercise(const ExerciseGrading& g, std::ostream& progress)
     } else {
         result.status = ExerciseStatus::graded;
         if (!run.startup_failure.empty()) result.message = run.startup_failure;
+        check_host_link_again(g, cases, result, progress);
     }
     if (!result.library_use.empty()) result.message = library_use_message(result);
     if (result.status == ExerciseStatus::graded) describe_technique(asked.rubric, result);

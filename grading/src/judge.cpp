@@ -140,7 +140,9 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
     const std::vector<double> alone_calls = call_times(timing.alone.windows, timing.fixed_cost_ms, reps);
     t.reference_alone_ms = median(alone_calls);
     if (!timing.failure.empty() || timing.turns.empty()) {
-        t.note = timing.failure.empty() ? "no timing" : timing.failure + ": the case was not timed";
+        t.note = !timing.withheld.empty() ? timing.withheld + " (" + timing.failure + "): the case was not timed"
+                 : timing.failure.empty()  ? "no timing"
+                                           : timing.failure + ": the case was not timed";
         return t;
     }
     const harness::timing::PairedTiming& turns = harness::timing::counted_turns(timing);
@@ -255,6 +257,11 @@ void judge(const harness::Exercise& exercise, const harness::Case& c, CaseRun& r
             }
             r.timing = time_case(exercise, c, inputs, *timing);
             r.timing->verified_reps = verified;
+            if (!timing->withheld.empty()) {
+                r.timing_withheld = timing->withheld;
+                r.findings.push_back(timing->withheld + ": the case was not timed, and nothing showed that its "
+                                                        "calls compute on the GPU");
+            }
             return;
         }
         case CaseRun::Outcome::cuda_error: {

@@ -97,6 +97,7 @@ nlohmann::json case_json(const CaseResult& c)
                         {"summary", c.summary},
                         {"findings", c.findings},
                         {"detail", c.detail},
+                        {"timing_withheld", c.timing_withheld},
                         {"reproduce", c.reproduce}};
     j["shape"] = c.shape;
     j["timing"] = c.timing ? timing_json(*c.timing) : nlohmann::json(nullptr);

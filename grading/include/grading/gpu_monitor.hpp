@@ -50,6 +50,10 @@ public:
     std::string intruders(std::optional<std::chrono::system_clock::time_point> busy_since = std::nullopt,
                           int stopped_runner = 0) const;
 
+    // The GPU memory that `runner` and the processes below it hold now (NVML's per-process used
+    // memory), bytes; nullopt where NVML does not say.
+    std::optional<std::uint64_t> memory_below(int runner) const;
+
     // Clocks (SM and memory, MHz, now and at most), temperature, power, and the reasons the
     // clocks are held down right now (as NVML names them; "none" when nothing holds them).
     nlohmann::json clocks() const;
@@ -62,6 +66,7 @@ public:
 
 private:
     struct Nvml;
+    std::optional<std::vector<std::pair<int, unsigned long long>>> compute_processes() const;  // pid, memory
     bool read_link_counters();  // one reading into link_tx_/link_rx_, link_mutex_ held; false: none
     std::unique_ptr<Nvml> nvml_;
     std::string why_unavailable_;

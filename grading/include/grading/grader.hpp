@@ -66,6 +66,10 @@ struct GradingEnvironment {
     // The bytes over the GPU's PCIe link so far (GpuMonitor::host_link_bytes), read around every
     // timed batch: what decides computes_on_gpu (grading/technique.hpp). Empty function: not read.
     harness::timing::HostLinkBytes gpu_host_link;
+    // The GPU memory a runner's processes (it and those below it) hold now, bytes (GpuMonitor::
+    // memory_below): asked where the timing server fails beside a submission's runner. Empty
+    // function, or nullopt: not known.
+    std::function<std::optional<std::uint64_t>(int runner)> gpu_memory_below;
 };
 
 // A grading as grade's command line and main give it: what was asked, and where it runs.

@@ -16,7 +16,7 @@
 namespace grading {
 
 // Bumped whenever results.json changes shape (CONTRACT.md: the contract changes only on purpose).
-constexpr int results_schema_version = 12;
+constexpr int results_schema_version = 13;
 
 using harness::timing::SampleSummary;
 
@@ -84,6 +84,10 @@ struct CaseResult {
     std::vector<std::string> findings;
     nlohmann::json detail = nlohmann::json::object();
     std::optional<TimingResult> timing;
+    // Why the submission kept this case's timed calls from showing what they do, where it did (its
+    // runner held the GPU's memory the timing needed; for the check of computes_on_gpu, a call that
+    // was wrong or a timing that did not finish): computes_on_gpu is false then. Empty: it did not.
+    std::string timing_withheld;
     std::string reproduce;  // the command that reruns just this case
 };
 

@@ -88,8 +88,12 @@ struct HostLinkTraffic {
     // catch more of it than the reference's short ones: the control is the reference's traffic
     // at its rate over the submission's time, where that is more.
     double student_ms_per_call = 0, reference_ms_per_call = 0;
+    // Why the submission kept these calls from showing their traffic (CaseResult::timing_withheld):
+    // then computes_on_gpu is false, whatever was counted. Empty: it did not.
+    std::string withheld;
 };
-// Sets the report's computes_on_gpu check from the timed cases: found where every case's calls
+// Sets the report's computes_on_gpu check from the timed cases: not found where the submission
+// withheld a case's traffic (HostLinkTraffic::withheld); found where every case's calls
 // moved under 15% of their data over the link; not found where a case's calls moved at least 15%
 // of their data more than the reference's calls beside them (a reduction's input packed to 16
 // bits on the GPU and summed on the host moves 25%), taken at their rate over the

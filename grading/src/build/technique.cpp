@@ -307,6 +307,12 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
     if (check == nullptr) return;
     std::vector<std::string> on_gpu, not_checked;
     for (const HostLinkTraffic& t : timed_cases) {
+        if (!t.withheld.empty()) {
+            check->found = false;
+            check->not_checked.clear();
+            check->evidence = t.case_label + ": " + t.withheld;
+            return;
+        }
         if (!(t.data_bytes > 0)) continue;  // nothing to move: nothing to tell
         const std::string data = " of the " + link_megabytes(t.data_bytes) + " each call must read and write";
         // Traffic of the machine at the reference's rate, over the submission's (longer) windows.

@@ -13,11 +13,10 @@
 //      residual), which loses the speed case's correctness too. Calls every honest launcher may
 //      make (cudaMemGetInfo, cudaMalloc, cudaMemcpy, malloc): the build checks pass it.
 // EXPECTED VERDICT (the contract: "a result computed without a kernel scores no points"): 0 points,
-//      computes_on_gpu missing. KNOWN HOLE: the grader reads the PCIe counters only around timed
-//      batches. A fix: read them around the speed case's checked run too, where an honest runner
-//      moves the case's data once each way (its own upload and download) and a launcher on the host
-//      twice; or hold a timing that failed beside a runner holding most of the GPU's memory
-//      (NVML's per-process memory) against the submission.
+//      computes_on_gpu missing. A known hole until session 15: the grader read the PCIe counters
+//      only around timed batches. Now a timing server that fails beside a runner holding far more
+//      of the GPU's memory than the case needs (NVML's per-process memory, asked at once) is the
+//      submission's doing: the speed case's traffic is withheld, and computes_on_gpu false.
 
 #include <cuda_runtime.h>
 

@@ -327,6 +327,28 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         record_host_link(alone, {{"n=67108864/int", data, 3e3, std::nullopt}});
         CHECK(check_of(alone, Technique::computes_on_gpu).found == true);
     }
+    SUBCASE("traffic the submission withheld: not found, whatever was counted")
+    {
+        // Its runner held the GPU's memory so the timing could not allocate (red team 14,
+        // hogs_gpu_memory_to_skip_timing), or a case run again for this check did not pass or did
+        // not finish its timing: nothing shows the GPU computing, and the submission chose that.
+        HostLinkTraffic held{"n=67108864/int", data, std::nullopt, std::nullopt};
+        held.withheld = "the submission's runner held 74.0 GiB of the GPU's memory";
+        TechniqueReport r = fresh();
+        record_host_link(r, {held});
+        CHECK(check_of(r, Technique::computes_on_gpu).found == false);
+        CHECK(check_of(r, Technique::computes_on_gpu).evidence.find("74.0 GiB") != std::string::npos);
+        CHECK(check_of(r, Technique::computes_on_gpu).not_checked.empty());
+        // Before or after a case whose calls were seen on the GPU: still not found.
+        HostLinkTraffic on_gpu{"n=10000000/int", 8e7, 3e4, 3e4};
+        TechniqueReport after = fresh();
+        record_host_link(after, {on_gpu, held});
+        CHECK(check_of(after, Technique::computes_on_gpu).found == false);
+        TechniqueReport before = fresh();
+        record_host_link(before, {held, on_gpu});
+        CHECK(check_of(before, Technique::computes_on_gpu).found == false);
+        CHECK(before.missing().size() == 1);
+    }
     SUBCASE("two timed cases: one on the host is enough")
     {
         TechniqueReport r = fresh();

@@ -32,7 +32,10 @@ struct CaseTiming {
     // otherwise): the judge tells the machine's drift from a slowed reference with it.
     AloneTiming alone_after;
     std::string other_processes;      // on the GPU during the counted turns, when any stayed
-    std::string failure;              // the grader's own failure (its timing server): no timing
+    std::string failure;              // the timing server's failure: no timing
+    // Where the submission's runner caused that failure (SubmissionBlame): why. Then it is the
+    // submission's doing, not the grader's, and the case's timing cannot show what its calls do.
+    std::string withheld;
     double exclusive_seconds = 0;     // the GPU held for the turns
 };
 
@@ -63,18 +66,24 @@ struct CountedReference {
 };
 CountedReference counted_reference(const CaseTiming& timing, double beside_ms, double alone_ms);
 
+// Why the submission's runner (process id), not the grader, kept the timing server from timing
+// `c` (a runner holding far more of the GPU's memory than the case needs); empty: nothing shows it.
+using SubmissionBlame = std::function<std::string(int runner, const Case& c)>;
+
 class SpeedCaseTimer {
 public:
     // `reference` may be null (no reference runner: the submission is timed alone, unscored).
-    // `host_link` (may be empty) is read around each batch in turns (Window::host_link_bytes).
+    // `host_link` (may be empty) is read around each batch in turns (Window::host_link_bytes);
+    // `blame` (may be empty) is asked when the timing server fails in the turns.
     SpeedCaseTimer(TimingServer& server, ReferenceWorker* reference, const GpuLock* gpu_lock,
-                   GpuCompany intruders, TimingPlan plan, HostLinkBytes host_link = {})
+                   GpuCompany intruders, TimingPlan plan, HostLinkBytes host_link = {}, SubmissionBlame blame = {})
         : server_(server),
           reference_(reference),
           gpu_lock_(gpu_lock),
           intruders_(std::move(intruders)),
           plan_(plan),
-          host_link_(std::move(host_link))
+          host_link_(std::move(host_link)),
+          blame_(std::move(blame))
     {
     }
 
@@ -100,6 +109,7 @@ private:
     GpuCompany intruders_;
     TimingPlan plan_;
     HostLinkBytes host_link_;
+    SubmissionBlame blame_;
     std::map<int, CaseTiming> alone_;  // by case index: alone, alone_failure, fixed_cost_ms
 };
 
