@@ -421,7 +421,9 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
     ExerciseResult checked;
     bool timing_failed = false;
     const harness::ExerciseRun run = run_and_check_cases(g, {again}, checked, timing_failed, progress, "link-runner-");
-    if (checked.cases.empty() || timing_failed || run.machine_failure || run.gpu_memory_ran_out) return;
+    // The grader's failures (its timing server, a runner that could not start) decide nothing. A
+    // launcher that ran out of GPU memory did so in its own calls: that is its run's outcome.
+    if (checked.cases.empty() || timing_failed || run.machine_failure) return;
     const CaseResult& r = checked.cases.front();
     HostLinkTraffic traffic{again.label + " (run again for this check)",
                             static_cast<double>(harness::minimum_bytes(g.exercise, again)), {}, {}, 0, 0, {}};
