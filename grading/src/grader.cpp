@@ -527,6 +527,7 @@ ExerciseResult grade_exercise(const ExerciseGrading& g, std::ostream& progress)
     harness::GpuLock::Hold place;
     if (const int places = exercise_places(g.calibration); g.environment.gpu_lock != nullptr && places > 0)
         place = g.environment.gpu_lock->exercise_place(places);
+    result.gpu_place_wait_seconds = std::chrono::duration<double>(place.waited).count();
     const std::vector<harness::Case> cases = cases_to_grade(exercise, asked);
     progress << " (" << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << ")\n" << std::flush;
     bool timing_failed = false;  // the grader's timing server failed (out of GPU memory beside others, say)

@@ -358,7 +358,7 @@ GradeReport student_view(const GradeReport& report)
     if (hides) {
         view.seconds = 0;
         for (auto& e : view.exercises) {
-            e.seconds = e.started_seconds = e.compile_seconds = 0;
+            e.seconds = e.started_seconds = e.compile_seconds = e.gpu_place_wait_seconds = 0;
             for (auto& c : e.cases) c.seconds = c.check_seconds = c.gpu_wait_seconds = c.gpu_exclusive_seconds = 0;
         }
     }

@@ -234,6 +234,7 @@ nlohmann::json to_json(const GradeReport& report)
                              {"runner_output", e.runner_output},
                              {"seconds", e.seconds},
                              {"started_seconds", e.started_seconds},
+                             {"gpu_place_wait_seconds", e.gpu_place_wait_seconds},
                              {"cases", cases}});
         if (report.hidden_cases.redacted) {
             exercises.back()["hidden_cases"] = hidden_cases;

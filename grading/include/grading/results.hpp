@@ -126,6 +126,7 @@ struct ExerciseResult {
     double correctness_points = 0, speed_points = 0, points = 0, max_points = 0;
     double seconds = 0;
     double started_seconds = 0;  // when its grading began, counted from the start of the whole run
+    double gpu_place_wait_seconds = 0;  // waited for a place on the GPU (GpuLock::exercise_place)
 };
 
 // The hidden cases of a grading (grading/hidden_cases.hpp).

@@ -367,7 +367,7 @@ TEST_CASE("with hidden cases the student's view holds no clock a hidden case's r
     GradeReport report = report_with_hidden_cases();
     report.seconds = 43.125;
     ExerciseResult& e = report.exercises[0];
-    e.seconds = 41.125, e.started_seconds = 2.0625, e.compile_seconds = 1.5;
+    e.seconds = 41.125, e.started_seconds = 2.0625, e.compile_seconds = 1.5, e.gpu_place_wait_seconds = 9.875;
     for (auto& c : e.cases) c.seconds = 3.125, c.check_seconds = 0.25, c.gpu_wait_seconds = 7.75, c.gpu_exclusive_seconds = 1.25;
     ExerciseResult later = e;  // graded after it: its start says when the hidden runner ended
     later.name = "scan_brent_kung";
@@ -381,6 +381,7 @@ TEST_CASE("with hidden cases the student's view holds no clock a hidden case's r
         CHECK(ex.seconds == 0);
         CHECK(ex.started_seconds == 0);
         CHECK(ex.compile_seconds == 0);
+        CHECK(ex.gpu_place_wait_seconds == 0);
         for (const auto& c : ex.cases) {
             CHECK(c.seconds == 0);
             CHECK(c.check_seconds == 0);
@@ -390,7 +391,7 @@ TEST_CASE("with hidden cases the student's view holds no clock a hidden case's r
     }
     const json students = to_json(view);
     for (const auto& error : validate_json_schema(schema(), students)) FAIL(error.instance_path << ": " << error.message);
-    for (const char* clock : {"43.125", "41.125", "2.0625", "3.125", "7.75"})
+    for (const char* clock : {"43.125", "41.125", "2.0625", "3.125", "7.75", "9.875"})
         CHECK_MESSAGE(students.dump().find(clock) == std::string::npos, clock);
     // The speed case's timing stays: it is what its points are.
     const auto& shown = view.exercises[0].cases;
