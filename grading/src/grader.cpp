@@ -199,9 +199,24 @@ struct ExerciseTiming {
               },
               exercise.name, request.limits.startup_limit, request.limits.case_limit + request.limits.timing_extra),
           timer(server, &reference, environment.gpu_lock, environment.gpu_intruders, request.timing,
-                environment.gpu_host_link, memory_blame(environment, exercise))
+                environment.gpu_host_link, memory_blame(environment, exercise)),
+          link_timer(server, &reference, environment.gpu_lock, environment.gpu_intruders, link_plan(),
+                     environment.gpu_host_link, memory_blame(environment, exercise))
     {
     }
+    // Two calls a side, one round, no warm-up (the case ran in the runner just before): what the
+    // calls move, not how fast they are.
+    static harness::timing::TimingPlan link_plan()
+    {
+        harness::timing::TimingPlan plan;
+        plan.reps_per_batch = 2;
+        plan.warmup_batches = 0;
+        plan.rule.target_rse = 1e9;
+        plan.rule.min_batches = 1;
+        plan.rule.max_batches = 1;
+        return plan;
+    }
+    harness::timing::SpeedCaseTimer link_timer;  // check_host_link_again's
 };
 
 // What the checks of code the student did not write found (docs/security.md), as results.json
@@ -273,6 +288,30 @@ void record_technique(const Rubric& rubric, const BuildResult& build, ExerciseRe
     result.technique->require_all = rubric.technique == "require";
 }
 
+// A timed case's traffic over the host link, as its timing counted it (grading/technique.hpp).
+HostLinkTraffic timed_traffic(const std::string& label, std::int64_t data_bytes, const TimingResult& t)
+{
+    HostLinkTraffic traffic;
+    traffic.case_label = label;
+    traffic.data_bytes = static_cast<double>(data_bytes);
+    traffic.student_per_call = t.student_link_bytes_per_call;
+    traffic.reference_per_call = t.reference_link_bytes_per_call;
+    traffic.student_ms_per_call = t.student_link_ms_per_call;
+    traffic.reference_ms_per_call = t.reference_link_ms_per_call;
+    traffic.idle_per_call = t.idle_link_bytes_per_call;
+    return traffic;
+}
+
+// A case whose traffic the submission kept from being counted, and why.
+HostLinkTraffic withheld_traffic(const std::string& label, std::int64_t data_bytes, const std::string& why)
+{
+    HostLinkTraffic traffic;
+    traffic.case_label = label;
+    traffic.data_bytes = static_cast<double>(data_bytes);
+    traffic.withheld = why;
+    return traffic;
+}
+
 // What the timed cases' launcher calls moved over the GPU's PCIe link decides computes_on_gpu
 // (grading/technique.hpp); a case not timed leaves it not checked.
 void record_timed_host_link(const harness::Exercise& exercise, const std::vector<harness::Case>& cases,
@@ -284,15 +323,12 @@ void record_timed_host_link(const harness::Exercise& exercise, const std::vector
         const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
         if (c == cases.end()) continue;
         if (!r.timing_withheld.empty()) {
-            timed.push_back({r.label, static_cast<double>(harness::minimum_bytes(exercise, *c)), {}, {}, 0, 0,
-                             r.timing_withheld});
+            timed.push_back(withheld_traffic(r.label, harness::minimum_bytes(exercise, *c), r.timing_withheld));
             continue;
         }
         // A case whose timing did not happen (its note says why) has no turns to read.
         if (!r.timing || r.timing->student_samples_ms.empty()) continue;
-        timed.push_back({r.label, static_cast<double>(harness::minimum_bytes(exercise, *c)),
-                         r.timing->student_link_bytes_per_call, r.timing->reference_link_bytes_per_call,
-                         r.timing->student_link_ms_per_call, r.timing->reference_link_ms_per_call, {}});
+        timed.push_back(timed_traffic(r.label, harness::minimum_bytes(exercise, *c), *r.timing));
     }
     record_host_link(*result.technique, timed);
 }
@@ -320,6 +356,8 @@ struct ExerciseGrading {
     harness::timing::SpeedCaseTimer* timer;  // nullptr: no speed case is timed
     const nlohmann::json& calibration;       // the timing server's measurement of the GPU
     bool beside_others;                      // other exercises are graded at the same time
+    // The short timing of a case run again for computes_on_gpu (check_host_link_again); nullptr: none.
+    harness::timing::SpeedCaseTimer* link_timer = nullptr;
 };
 
 // The case's result as its check finds it (on a thread of the checks' map, while the GPU runs the
@@ -388,17 +426,19 @@ harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::ve
 
 // computes_on_gpu where the speed case's timing showed nothing of the submission's traffic (its
 // checked run failed, a timed call was wrong, its timing did not finish or its runner ended in it):
-// the largest visible case that passed, with at least 1 MB to move, is run once more by a fresh
-// runner and timed in turns with the reference as a speed case is, and its calls' traffic decides.
-// A launcher that computes on the host and keeps the speed case from being timed (red team 14:
-// skips_timed_outputs, hogs_gpu_memory_to_skip_timing) is found here, or must fail every case this
-// large too (docs/security.md). The submission's run that does not pass and finish its timing again
-// withholds the evidence: computes_on_gpu false. The grader's own failures leave it not checked.
+// the largest case that passed (hidden ones too), with at least 1 MB to move, is run once more by a
+// fresh runner and timed in turns with the reference, two calls a side (ExerciseTiming::link_timer:
+// an honest launcher whose checked run and its repeat fitted the case's limit fits them), and its
+// calls' traffic decides. A launcher that computes on the host and keeps the speed case from being
+// timed (red teams 14 and 15) is found here, or must fail every case this large too
+// (docs/security.md). The submission's run that does not pass and finish its timing again withholds
+// the evidence: computes_on_gpu false. The grader's own failures leave it not checked.
 void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::Case>& cases, ExerciseResult& result,
                            std::ostream& progress)
 {
     constexpr double smallest_bytes = 1e6;  // the reference's calls move some 0.05 MB: 15% of 1 MB tells
-    if (g.timer == nullptr || !g.environment.gpu_host_link || !result.technique || result.grade_again_alone) return;
+    if (g.link_timer == nullptr || !g.environment.gpu_host_link || !result.technique || result.grade_again_alone)
+        return;
     const auto check = std::find_if(result.technique->checks.begin(), result.technique->checks.end(),
                                     [](const TechniqueCheck& c) { return c.technique == harness::Technique::computes_on_gpu; });
     if (check == result.technique->checks.end() || check->found.has_value()) return;
@@ -406,7 +446,7 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
         if (r.timed && r.timing && !r.timing->student_samples_ms.empty()) return;  // its turns were read
     const harness::Case* largest = nullptr;
     for (const auto& r : result.cases) {
-        if (r.status != CaseStatus::pass || r.timed || r.hidden) continue;
+        if (r.status != CaseStatus::pass || r.timed) continue;
         const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
         if (c == cases.end()) continue;
         const auto bytes = static_cast<double>(harness::minimum_bytes(g.exercise, *c));
@@ -416,29 +456,34 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
     if (largest == nullptr) return;
     harness::Case again = *largest;
     again.timed = true;
-    progress << "  " << again.label << " once more, timed in turns with the reference, for computes_on_gpu\n";
-    g.timer->time_alone(g.exercise, again);
+    // A hidden case is named as the student's report names it: by neither size nor seed.
+    const std::string label = again.hidden ? std::string("a hidden case") : again.label;
+    progress << "  " << label << " once more, timed in turns with the reference, for computes_on_gpu\n";
+    g.link_timer->time_alone(g.exercise, again);
+    ExerciseGrading probe = g;
+    probe.timer = g.link_timer;
     ExerciseResult checked;
     bool timing_failed = false;
-    const harness::ExerciseRun run = run_and_check_cases(g, {again}, checked, timing_failed, progress, "link-runner-");
+    const harness::ExerciseRun run = run_and_check_cases(probe, {again}, checked, timing_failed, progress, "link-runner-");
     // The grader's failures (its timing server, a runner that could not start) decide nothing. A
     // launcher that ran out of GPU memory did so in its own calls: that is its run's outcome.
     if (checked.cases.empty() || timing_failed || run.machine_failure) return;
     const CaseResult& r = checked.cases.front();
-    HostLinkTraffic traffic{again.label + " (run again for this check)",
-                            static_cast<double>(harness::minimum_bytes(g.exercise, again)), {}, {}, 0, 0, {}};
+    const std::string what = label + " (run again for this check)";
+    const std::int64_t bytes = harness::minimum_bytes(g.exercise, again);
+    HostLinkTraffic traffic;
     if (!r.timing_withheld.empty()) {
-        traffic.withheld = r.timing_withheld;
+        traffic = withheld_traffic(what, bytes, r.timing_withheld);
     } else if (r.status == CaseStatus::pass && r.timing && !r.timing->student_samples_ms.empty()) {
-        traffic.student_per_call = r.timing->student_link_bytes_per_call;
-        traffic.reference_per_call = r.timing->reference_link_bytes_per_call;
-        traffic.student_ms_per_call = r.timing->student_link_ms_per_call;
-        traffic.reference_ms_per_call = r.timing->reference_link_ms_per_call;
+        traffic = timed_traffic(what, bytes, *r.timing);
     } else if (r.status == CaseStatus::pass) {
-        traffic.withheld = "it passed, and its timed calls did not finish within the case's time limit, so nothing "
-                           "showed that they compute on the GPU";
+        traffic = withheld_traffic(what, bytes,
+                                   "it passed, and its timed calls did not finish within the case's time limit, so "
+                                   "nothing showed that they compute on the GPU");
     } else if (r.status != CaseStatus::not_run) {
-        traffic.withheld = "it passed this case in its checked run, and when it ran again for this check: " + r.summary;
+        traffic = withheld_traffic(what, bytes,
+                                   "it passed this case in its checked run, and when it ran again for this check: " +
+                                       (again.hidden ? to_text(r.status) : r.summary));
     } else {
         return;
     }
@@ -657,6 +702,10 @@ private:
     {
         return timings_[k] ? &timings_[k]->timer : nullptr;
     }
+    harness::timing::SpeedCaseTimer* link_timer_of(std::size_t k) const
+    {
+        return timings_[k] ? &timings_[k]->link_timer : nullptr;
+    }
     // File k's build once it is done; nullptr for a file that is not built.
     const BuildResult* build_for(std::size_t k) const
     {
@@ -847,7 +896,7 @@ private:
         const double began = since_start();
         try {
             results_[k] = grade_exercise({request_, environment_, exercise, files_[k], build, timer_of(k),
-                                          report_.calibration, request_.parallel_exercises > 1},
+                                          report_.calibration, request_.parallel_exercises > 1, link_timer_of(k)},
                                          out);
         } catch (const std::exception& e) {
             ExerciseResult failed;
@@ -912,7 +961,7 @@ private:
             try {
                 const double began = since_start();
                 results_[k] = grade_exercise({request_, environment_, exercise_of(k), files_[k], build_for(k),
-                                              timer_of(k), report_.calibration, false},
+                                              timer_of(k), report_.calibration, false, link_timer_of(k)},
                                              progress_);
                 results_[k].started_seconds = began;
             } catch (const std::exception& e) {

@@ -125,6 +125,19 @@ LinkPerCall link_per_call(const std::vector<harness::timing::Window>& windows, i
     return {bytes / calls, ms / calls};
 }
 
+// The machine's traffic over the idle windows beside the submission's slow batches, per call of
+// the batch each matched; nullopt where there are none or one was not counted.
+std::optional<double> idle_per_call(const std::vector<harness::timing::Window>& idle, int reps)
+{
+    if (idle.empty() || reps <= 0) return std::nullopt;
+    double bytes = 0;
+    for (const auto& w : idle) {
+        if (!w.host_link_bytes) return std::nullopt;
+        bytes += static_cast<double>(*w.host_link_bytes);
+    }
+    return bytes / (static_cast<double>(idle.size()) * reps);
+}
+
 // The time of a speed case from its batches (harness/timing/timing_model.hpp).
 TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c, const harness::CaseInputs& inputs,
                        const harness::timing::CaseTiming& timing)
@@ -172,6 +185,7 @@ TimingResult time_case(const harness::Exercise& exercise, const harness::Case& c
         t.reference_link_bytes_per_call = reference_link.bytes;
         t.reference_link_ms_per_call = reference_link.ms;
     }
+    t.idle_link_bytes_per_call = idle_per_call(turns.idle, reps);
     t.turns = static_cast<int>(timing.turns.size());
     for (const auto& run : timing.turns) t.batch_seconds += run.seconds;
     t.other_processes = timing.other_processes;

@@ -54,6 +54,10 @@ struct TimingResult {
     std::optional<double> student_link_bytes_per_call, reference_link_bytes_per_call;
     // The grader's clock around those batches, per call: traffic of the machine grows with it.
     double student_link_ms_per_call = 0, reference_link_ms_per_call = 0;
+    // The machine's own traffic per call over windows as long as the submission's slow batches,
+    // with its runner stopped (PairedTiming::idle); nullopt: not measured (no batch of the
+    // submission's took more than 1.5 times the reference's, or the link is not counted).
+    std::optional<double> idle_link_bytes_per_call;
     double batch_seconds = 0;          // wall time of the turns (the GPU to themselves)
     double alone_seconds = 0;          // wall time of the reference's batches alone
     std::vector<double> student_samples_ms, reference_samples_ms;  // one call's time per batch, in order

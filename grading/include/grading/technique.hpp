@@ -88,19 +88,22 @@ struct HostLinkTraffic {
     // catch more of it than the reference's short ones: the control is the reference's traffic
     // at its rate over the submission's time, where that is more.
     double student_ms_per_call = 0, reference_ms_per_call = 0;
+    // The machine's own traffic per call over windows as long as the submission's, its runner
+    // stopped (TimingResult::idle_link_bytes_per_call): added to the control. nullopt: not measured.
+    std::optional<double> idle_per_call;
     // Why the submission kept these calls from showing their traffic (CaseResult::timing_withheld):
     // then computes_on_gpu is false, whatever was counted. Empty: it did not.
     std::string withheld;
 };
 // Sets the report's computes_on_gpu check from the timed cases: not found where the submission
-// withheld a case's traffic (HostLinkTraffic::withheld); found where every case's calls
-// moved under 15% of their data over the link; not found where a case's calls moved at least 15%
-// of their data more than the reference's calls beside them (a reduction's input packed to 16
-// bits on the GPU and summed on the host moves 25%), taken at their rate over the
-// submission's window time where that is more (a launcher that copies the input to the
-// host and the result back moves all of it, in its own batch's window, where the timing server's
-// checksums need it); else not checked, with why: no counters, or the reference's calls moved
-// as much (a neighbour copying, or a submission whose copies outlast its own batches).
+// withheld a case's traffic (HostLinkTraffic::withheld); found where every case's calls moved under
+// 15% of their data over the link; not found where a case's calls moved at least 15% of their data
+// more than the control: the reference's calls beside them, plus the machine's traffic over idle
+// windows as long as the submission's where those were slow (a slow launcher's long windows catch
+// more of a neighbour's copying; scaling the reference's traffic by the time instead counted its
+// fixed per-call traffic as a rate and let a slow host computation through, red team 15). A
+// reduction's input packed to 16 bits on the GPU and summed on the host moves 25%. Else not
+// checked, with why: no counters, or the control moved as much (a neighbour copying).
 void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic>& timed_cases);
 
 // The report for one file of `exercise`: `ptx` the file's PTX (nullopt: none kept),

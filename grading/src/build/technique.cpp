@@ -315,19 +315,16 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
         }
         if (!(t.data_bytes > 0)) continue;  // nothing to move: nothing to tell
         const std::string data = " of the " + link_megabytes(t.data_bytes) + " each call must read and write";
-        // Traffic of the machine at the reference's rate, over the submission's (longer) windows.
-        const bool scaled = t.reference_per_call && t.reference_ms_per_call > 0 &&
-                            t.student_ms_per_call > t.reference_ms_per_call;
-        const std::optional<double> machine =
-            scaled ? std::optional<double>(*t.reference_per_call * t.student_ms_per_call / t.reference_ms_per_call)
-                   : t.reference_per_call;
+        // The machine's traffic: the reference's calls beside, plus idle windows as long as this
+        // submission's slow ones (its runner stopped), where measured. Used only with a reference.
+        const double machine = t.reference_per_call.value_or(0) + t.idle_per_call.value_or(0);
         const std::string control =
             !t.reference_per_call ? ""
-            : scaled ? " (the reference's beside it: " + link_megabytes(*t.reference_per_call) + " in its " +
-                           link_milliseconds(t.reference_ms_per_call) +
-                           ", " + link_megabytes(*machine) + " at that rate over this call's " +
-                           link_milliseconds(t.student_ms_per_call) + ")"
-                     : " (the reference's beside it: " + link_megabytes(*t.reference_per_call) + ")";
+            : t.idle_per_call     ? " (the reference's beside it: " + link_megabytes(*t.reference_per_call) +
+                                    "; the machine's over idle windows as long as this call's " +
+                                    link_milliseconds(t.student_ms_per_call) + ": " +
+                                    link_megabytes(*t.idle_per_call) + ")"
+                                  : " (the reference's beside it: " + link_megabytes(*t.reference_per_call) + ")";
         if (!t.student_per_call) {
             not_checked.push_back(t.case_label + ": the GPU's PCIe byte counters were not read (NVML)");
         } else if (*t.student_per_call < host_share * t.data_bytes) {
@@ -336,7 +333,7 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
             not_checked.push_back(t.case_label + ": its calls moved " + link_megabytes(*t.student_per_call) +
                                   " each over PCIe, and no reference was timed beside them to tell the machine's "
                                   "traffic apart");
-        } else if (*t.student_per_call - *machine >= host_share * t.data_bytes) {
+        } else if (*t.student_per_call - machine >= host_share * t.data_bytes) {
             check->found = false;
             check->not_checked.clear();
             check->evidence = t.case_label + ": each timed call moved " + link_megabytes(*t.student_per_call) +

@@ -1,5 +1,7 @@
 #include "harness/timing/batch.hpp"
 
+#include <thread>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -78,6 +80,20 @@ Window Batches::run(const std::string& side, std::uint64_t seed, bool launch, bo
     window.checksums = read.checksums;
     if (window.checksums.size() != static_cast<std::size_t>(spec_.shape.reps) || window.window_ms > window.grader_ms)
         throw TimingServerFailure("the grader's timing server reported a batch it cannot have timed");
+    return window;
+}
+
+Window Batches::idle(double ms)
+{
+    Window window;
+    window.launched = false;
+    const std::optional<std::uint64_t> link_before = host_link_ ? host_link_() : std::nullopt;
+    const auto started = std::chrono::steady_clock::now();
+    std::this_thread::sleep_until(started + std::chrono::duration<double, std::milli>(ms));
+    const std::optional<std::uint64_t> link_after = host_link_ ? host_link_() : std::nullopt;
+    if (link_before && link_after && *link_after >= *link_before) window.host_link_bytes = *link_after - *link_before;
+    window.grader_ms = window.window_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return window;
 }
 

@@ -16,13 +16,30 @@ double seconds_since(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// PairedTiming::idle: after a round whose student batch took more than 1.5 times the reference's,
+// a window as long with no batch, the student's runner stopped (no signal handler of its can copy
+// during it). A runner that cannot be stopped gives no window: none then, the control stays the
+// reference's own traffic.
+void idle_beside_slow_batch(Batches& batches, TimedWorker& student, PairedTiming& paired, const HostLinkBytes& host_link)
+{
+    if (!host_link || paired.student.empty() || paired.reference.empty()) return;
+    const Window& slow = paired.student.back();
+    if (!slow.host_link_bytes || slow.grader_ms <= 1.5 * paired.reference.back().grader_ms) return;
+    const bool stopped = student.pause(true);
+    Window idle = batches.idle(slow.grader_ms);
+    const bool stayed = stopped && student.stayed_paused();
+    student.pause(false);
+    if (stayed) paired.idle.push_back(idle);
+}
+
 }  // namespace
 
-AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const BatchSpec& spec, const TimingPlan& plan)
+AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const BatchSpec& spec, const TimingPlan& plan,
+                       const HostLinkBytes& host_link)
 {
     const auto started = Clock::now();
     AloneTiming alone;
-    Batches batches(server, spec);
+    Batches batches(server, spec, host_link);
     batches.add("reference", reference);
     for (int k = 0; k < plan.warmup_batches; ++k) {
         alone.windows.push_back(batches.run("reference", draw_seed(), true, true));
@@ -86,6 +103,7 @@ PairedTiming time_in_turns(TimingServer& server, TimedWorker& student, TimedWork
             paired.student.push_back(batches.run("student", seed, true, false));
         }
         ++paired.rounds;
+        idle_beside_slow_batch(batches, student, paired, host_link);
         const double fixed = lower_fixed_cost_ms(fixed_cost_ms, paired);
         const std::vector<double> student_calls = call_times(paired.student, fixed, reps);
         const std::vector<double> reference_calls = call_times(paired.reference, fixed, reps);

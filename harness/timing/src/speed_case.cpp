@@ -108,7 +108,7 @@ Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case&
         for (int run = 0; run < 2; ++run) {
             const std::string before = intruders_ ? intruders_(std::nullopt, 0) : std::string();
             const auto began = std::chrono::system_clock::now();
-            timing.alone = harness::timing::time_alone(server_, *reference_, timing.spec, plan_);
+            timing.alone = harness::timing::time_alone(server_, *reference_, timing.spec, plan_, host_link_);
             const std::string after = intruders_ ? intruders_(began, 0) : std::string();
             if (before.empty() && after.empty()) break;
         }

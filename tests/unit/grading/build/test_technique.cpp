@@ -288,30 +288,44 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         }
         // A slow honest launcher (17.5 ms a call, the reference 0.6 ms) beside a neighbour copying
         // 50 GB/s (red team 14, pumps_pcie_beside_neighbour): its long windows catch 875 MB a call of
-        // the neighbour's traffic, the reference's short ones 30 MB. Held to the reference's rate
-        // over its own time, that is the machine's: not decided, never missing.
+        // the neighbour's traffic, the reference's short ones 30 MB. The idle windows as long as its
+        // own, its runner stopped, catch the neighbour's 845 MB too: the machine's, not decided.
         HostLinkTraffic slow{"n=67108864/int", data, 875e6, 30e6};
         slow.student_ms_per_call = 17.5;
         slow.reference_ms_per_call = 0.6;
+        slow.idle_per_call = 845e6;
         TechniqueReport slow_report = fresh();
         record_host_link(slow_report, {slow});
         CHECK_FALSE(check_of(slow_report, Technique::computes_on_gpu).found.has_value());
         CHECK(check_of(slow_report, Technique::computes_on_gpu).not_checked.find("17.5 ms") != std::string::npos);
         CHECK(slow_report.missing().empty());
-        // The same windows without the times (the per-call rule): the neighbour would cost its points.
-        slow.student_ms_per_call = slow.reference_ms_per_call = 0;
+        // The same windows without idle ones to compare (not measured): the neighbour would cost its points.
+        slow.idle_per_call.reset();
         TechniqueReport unscaled = fresh();
         record_host_link(unscaled, {slow});
         CHECK(check_of(unscaled, Technique::computes_on_gpu).found == false);
-        // A slow launcher on the host beside a quiet machine: its own copies still show, however long
-        // its windows (0.03 MB in the reference's 0.6 ms is 1 MB over 20 ms).
+        // A slow launcher on the host beside a quiet machine: its own copies still show, however
+        // long its windows; the idle windows beside them moved what the machine moves.
         HostLinkTraffic host{"n=67108864/int", data, 545e6, 3e4};
         host.student_ms_per_call = 20;
         host.reference_ms_per_call = 0.6;
+        host.idle_per_call = 2e4;
         TechniqueReport host_report = fresh();
         record_host_link(host_report, {host});
         CHECK(check_of(host_report, Technique::computes_on_gpu).found == false);
-        // A faster submission than the reference: the control is never scaled down.
+        // Red team 15 (computes_on_host_slow_timed_calls, packs_input_slows_timed_calls): a host
+        // computation whose calls take 3.2 s. The reference's 0.025 MB a call scaled by 3200 / 0.17
+        // ms, as the control was before, is 470 MB and explained its 91 MB; the machine's traffic
+        // over idle windows of 3.2 s on a quiet machine is small: found.
+        HostLinkTraffic stalling{"n=10000000/int", 8e7, 91e6, 2.5e4};
+        stalling.student_ms_per_call = 3200;
+        stalling.reference_ms_per_call = 0.17;
+        stalling.idle_per_call = 1.5e6;
+        TechniqueReport stalling_report = fresh();
+        record_host_link(stalling_report, {stalling});
+        CHECK(check_of(stalling_report, Technique::computes_on_gpu).found == false);
+        CHECK(check_of(stalling_report, Technique::computes_on_gpu).evidence.find("idle windows") != std::string::npos);
+        // A faster submission than the reference: nothing idle is measured, the control is the reference's.
         HostLinkTraffic fast{"n=67108864/int", data, 300e6, 250e6};
         fast.student_ms_per_call = 0.1;
         fast.reference_ms_per_call = 0.6;

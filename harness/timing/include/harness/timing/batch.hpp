@@ -72,6 +72,9 @@ public:
     // server's (TimingServerFailure).
     void add(const std::string& side, TimedWorker& worker);
     Window run(const std::string& side, std::uint64_t seed, bool launch, bool warmup);
+    // No batch at all for `ms`: the host link's traffic over that time is the machine's (an
+    // "idle" window: launched false, no checksums). Nullopt bytes where the link is not counted.
+    Window idle(double ms);
 
 private:
     TimingServer& server_;

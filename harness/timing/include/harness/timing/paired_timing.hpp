@@ -29,14 +29,21 @@ struct AloneTiming {
     double seconds = 0;
 };
 
-// Throws ReferenceFailure or TimingServerFailure.
-AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const BatchSpec& spec, const TimingPlan& plan);
+// Throws ReferenceFailure or TimingServerFailure. `host_link`, where given, is read around every
+// batch: the empty batches' traffic alone is the machine's quiet floor for the turns'.
+AloneTiming time_alone(TimingServer& server, TimedWorker& reference, const BatchSpec& spec, const TimingPlan& plan,
+                       const HostLinkBytes& host_link = {});
 
 struct PairedTiming {
     std::vector<Window> student, reference;  // in order; a round's two batches share a seed
     // The reference's empty batches between rounds: the fixed cost again, beside the submission
     // (which can only make it larger: the lower of this and the alone one counts).
     std::vector<Window> reference_empty;
+    // Where the host link is counted and a student batch took more than 1.5 times the reference's
+    // (a slow submission's long windows catch more of the machine's traffic, a neighbour copying):
+    // right after it, a window as long with no batch and the submission's runner stopped. Its
+    // bytes are the machine's over that time: the control for computes_on_gpu.
+    std::vector<Window> idle;
     int rounds = 0;
     bool capped = false;
     std::string reference_failure;  // why the reference's turns stopped, when they did
