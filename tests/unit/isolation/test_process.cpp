@@ -598,6 +598,9 @@ TEST_CASE("a process of the tree that continues another before it is stopped its
     REQUIRE(first > 0);  // written once every process of the tree was forked
     CHECK(child.stop_tree(true) >= 67);
     REQUIRE(child.tree_stopped(10s));
+    // Asked again with no patience (stayed_paused: right after an idle window), a tree that is all
+    // stopped is still stopped: a first clean scan gets its second whatever the time.
+    CHECK(child.tree_stopped(0ms));
     // Held: nothing of the tree runs any more, so the first stays stopped and the activity holds.
     const auto activity = child.tree_activity();
     CHECK(activity.size() >= 67);
