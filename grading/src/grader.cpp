@@ -466,7 +466,13 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
     bool timing_failed = false;
     const harness::ExerciseRun run = run_and_check_cases(probe, {again}, checked, timing_failed, progress, "link-runner-");
     // The grader's failures (its timing server, a runner that could not start) decide nothing. A
-    // launcher that ran out of GPU memory did so in its own calls: that is its run's outcome.
+    // launcher that ran out of GPU memory beside other exercises (a neighbour's may hold it, red
+    // team 15) has the exercise graded again alone, as a case that ran out does; alone, running out
+    // is its own calls' outcome, and withholds the evidence like any other failure there.
+    if (run.gpu_memory_ran_out && g.beside_others) {
+        result.grade_again_alone = true;
+        return;
+    }
     if (checked.cases.empty() || timing_failed || run.machine_failure) return;
     const CaseResult& r = checked.cases.front();
     const std::string what = label + " (run again for this check)";
