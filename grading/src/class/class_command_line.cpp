@@ -106,7 +106,7 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
         ->type_name("G[,G...]")
         ->delimiter(',')
         ->check(gpu_name);
-    app.add_option("--per-gpu", command.per_gpu, "students graded at once on each GPU, 1 to 32 (default: 3)")
+    app.add_option("--per-gpu", command.per_gpu, "students graded at once on each GPU, 1 to 32 (default: 2; more is slower for correct submissions: docs/gpu-runs.md)")
         ->type_name("K")
         ->check(CLI::Range(1, 32).description(""));
     app.add_option("--regrade", command.regrade,

@@ -371,11 +371,13 @@ TEST_CASE("grade class's command line: its options, the grading options checked 
     const fs::path dir = fresh_dir("command_line");
     write_file(dir / "alice" / "x.cu", "");
     const std::string subs = dir.string();
-    auto line = parse({"--submissions", subs, "--output-dir", "out", "--gpus", "1,0", "--per-gpu", "2", "--shard",
+    auto line = parse({"--submissions", subs, "--output-dir", "out", "--gpus", "1,0", "--per-gpu", "5", "--shard",
                        "1/4", "--regrade", "alice", "bob", "--exercise", "scan_kogge_stone", "--reps", "5"});
     REQUIRE(line.class_grading);
     CHECK(line.class_grading->gpus == std::vector<std::string>{"0", "1"});
-    CHECK(line.class_grading->per_gpu == 2);
+    CHECK(line.class_grading->per_gpu == 5);
+    // Two at once by default: more is slower for correct submissions (docs/gpu-runs.md, session 15).
+    CHECK(parse({"--submissions", subs, "--output-dir", "out"}).class_grading->per_gpu == 2);
     CHECK(line.class_grading->shard_index == 1);
     CHECK(line.class_grading->shard_count == 4);
     CHECK(line.class_grading->regrade == std::vector<std::string>{"alice", "bob"});
