@@ -8,8 +8,9 @@
 //               containers, strings, algorithms, exceptions, locks and their runtime support
 //               (operator new/delete, __cxa_*, std::__throw_*, type information);
 //   refused     code loaded or linked at run time, functions looked up by hand, memory protection,
-//               files and descriptors, threads and processes, raw system calls, and the grader's
-//               own runner (each class with a message a student understands);
+//               files and descriptors, threads and processes, signal handlers and timers, raw
+//               system calls, and the grader's own runner (each class with a message a student
+//               understands);
 //   named       anything else: not refused (an honest launcher may need a call this list lacks)
 //               but reported for course staff.
 #include <algorithm>
@@ -201,6 +202,13 @@ const std::set<std::string, std::less<>> process_calls = {
     "process_vm_writev", "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "waitpid", "wait", "wait3", "wait4",
     "waitid", "setsid", "setpgid", "unshare", "setns", "daemon"};
 const std::set<std::string, std::less<>> raw_system_calls = {"syscall", "__syscall", "syscall6"};
+// Code that runs outside the launcher's calls, when the kernel or a timer says so: a signal handler
+// runs after a batch and before the grader stops the runner, and queues copies the idle windows
+// beside a slow batch count as the machine's (red team 15, floods_link_into_idle_windows), or fills
+// the reference's turns. No launcher needs one.
+const std::set<std::string, std::less<>> asynchronous_code_calls = {
+    "sigaction", "__sigaction", "__libc_sigaction", "signal", "sigset", "bsd_signal", "sysv_signal", "__sysv_signal",
+    "ssignal", "sigvec", "setitimer", "alarm", "ualarm", "timer_create", "timer_settime"};
 
 struct Verdict {
     HostCallKind kind;
@@ -231,6 +239,10 @@ Verdict verdict_of(std::string_view raw, std::string_view demangled)
         return {K::starts_threads,
                 "which starts or signals a thread or a process: a launcher runs on the thread that calls it"};
     if (raw_system_calls.count(raw)) return {K::raw_system_call, "which makes a system call directly"};
+    if (asynchronous_code_calls.count(raw))
+        return {K::starts_threads,
+                "which installs a signal handler or a timer, code that runs outside the launcher's own calls: a "
+                "launcher runs only while it is called"};
 
     if (nvcc_generated.count(raw) || cuda_runtime_calls.count(raw) || starts_with_any(raw, cuda_runtime_prefixes))
         return {K::allowed, {}};

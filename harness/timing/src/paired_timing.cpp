@@ -25,9 +25,12 @@ void idle_beside_slow_batch(Batches& batches, TimedWorker& student, PairedTiming
     if (!host_link || paired.student.empty() || paired.reference.empty()) return;
     const Window& slow = paired.student.back();
     if (!slow.host_link_bytes || slow.grader_ms <= 1.5 * paired.reference.back().grader_ms) return;
-    const bool stopped = student.pause(true);
+    if (!student.pause(true)) {
+        student.pause(false);
+        return;
+    }
     Window idle = batches.idle(slow.grader_ms);
-    const bool stayed = stopped && student.stayed_paused();
+    const bool stayed = student.stayed_paused();
     student.pause(false);
     if (stayed) paired.idle.push_back(idle);
 }

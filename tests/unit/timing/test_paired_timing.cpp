@@ -52,6 +52,15 @@ struct LocalWorker : harness::TimedWorker {
     // host and back), added to `link`, which the timing's HostLinkBytes reads.
     std::uint64_t* link = nullptr;
     std::uint64_t link_bytes_per_call = 0;
+    // Whether pause() stops it (a runner's processes stopped and held), and how often it was asked.
+    bool pausable = false;
+    int pauses = 0;
+    bool pause(bool paused) override
+    {
+        pauses += paused ? 1 : 0;
+        return paused && pausable;
+    }
+    bool stayed_paused() override { return pausable; }
 
     ~LocalWorker() override
     {
@@ -200,6 +209,34 @@ TEST_CASE("in turns: one seed a round for both sides, until the rule is met; a f
         for (const auto& w : unread.student) CHECK_FALSE(w.host_link_bytes.has_value());
         const PairedTiming unasked = time_in_turns(server, student, &reference, scan_spec(2), plan, 0);
         for (const auto& w : unasked.student) CHECK_FALSE(w.host_link_bytes.has_value());
+    }
+    SUBCASE("idle windows beside slow student batches, its runner stopped: the machine's traffic over as long")
+    {
+        // The student's batches (500 ms) are far over 1.5 times the reference's (20 ms): after each
+        // counted one, a window as long with no batch, read from the host link, while it is stopped.
+        std::uint64_t link = 1000;
+        const HostLinkBytes read = [&link] { return std::optional<std::uint64_t>(link); };
+        student.pausable = true;
+        const PairedTiming turns = time_in_turns(server, student, &reference, scan_spec(2), plan, 0, read);
+        CHECK(turns.idle.size() == static_cast<std::size_t>(turns.rounds));
+        for (const auto& w : turns.idle) {
+            CHECK_FALSE(w.launched);
+            CHECK(w.host_link_bytes == 0u);  // nothing moved meanwhile
+            CHECK(w.grader_ms >= 400);       // as long as the student's batch (500 ms)
+        }
+        // A runner that cannot be stopped gives none (a stop that does not hold counts nothing), and
+        // is not waited for; nor does a student as fast as the reference, nor a link not counted.
+        student.pausable = false;
+        const PairedTiming unstoppable = time_in_turns(server, student, &reference, scan_spec(2), plan, 0, read);
+        CHECK(unstoppable.idle.empty());
+        CHECK(student.pauses > 0);
+        student.pausable = true;
+        student.sleep = reference.sleep;
+        const PairedTiming fast = time_in_turns(server, student, &reference, scan_spec(2), plan, 0, read);
+        CHECK(fast.idle.empty());
+        student.sleep = 250ms;
+        const PairedTiming uncounted = time_in_turns(server, student, &reference, scan_spec(2), plan, 0);
+        CHECK(uncounted.idle.empty());
     }
     SUBCASE("a reference that fails ends its turns only")
     {

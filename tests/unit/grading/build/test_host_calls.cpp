@@ -96,6 +96,12 @@ TEST_CASE("refused: loading, compiling and finding code, memory protection, file
         {"popen", HostCallKind::starts_threads},
         {"posix_spawn", HostCallKind::starts_threads},
         {"kill", HostCallKind::starts_threads},
+        // signal handlers and timers: code that runs after a batch (red team 15)
+        {"sigaction", HostCallKind::starts_threads},
+        {"signal", HostCallKind::starts_threads},
+        {"setitimer", HostCallKind::starts_threads},
+        {"alarm", HostCallKind::starts_threads},
+        {"timer_create", HostCallKind::starts_threads},
         {"syscall", HostCallKind::raw_system_call},
     };
     for (const auto& [name, kind] : refused) {
