@@ -143,11 +143,14 @@ TEST_CASE("the honest set: references, stubs and buggy kernels pass every check,
         CHECK(b.ok);
         CHECK(b.invalid.empty());
         CHECK(b.code_findings.empty());
-        // The references' own PTX is the reference's: a full match (decisive only where the
-        // reference is large enough for copying to show).
+        // The references' own PTX is the reference's: a match (decisive only where the reference
+        // is large enough for copying to show). Not always a full one: nvcc names a file's
+        // anonymous namespace after a hash of its path, and code from another path can come out a
+        // few instructions apart (a clean clone under a random mktemp -d: conv1d_tiled at 0.988,
+        // session 15). Honest files overlap the reference by 0.00 to 0.01.
         if (starts_with(name, "reference/")) {
             CHECK(b.reference.compared);
-            CHECK(b.reference.overlap == doctest::Approx(1.0));
+            CHECK(b.reference.overlap >= 0.95);
         }
     }
     CHECK(checked >= 40);
