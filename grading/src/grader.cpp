@@ -179,6 +179,11 @@ harness::timing::SubmissionBlame memory_blame(const GradingEnvironment& environm
         const std::optional<std::uint64_t> held = environment.gpu_memory_below(runner);
         const double allowed = 2.0 * (1 << 30) + 4.0 * static_cast<double>(harness::minimum_bytes(exercise, c));
         if (!held || static_cast<double>(*held) <= allowed) return {};
+        // A hidden case's size is not told, nor the memory held: what the runner takes is its choice,
+        // a channel for what it read (the technique's evidence, in a student's view, quotes this).
+        if (c.hidden)
+            return "the submission's runner held far more of the GPU's memory than this case needs, so the grader "
+                   "could not allocate the timed calls' buffers";
         auto gib = [](double bytes) { return formats::fixed(bytes / (1 << 30), 1) + " GiB"; };
         return "the submission's runner held " + gib(static_cast<double>(*held)) +
                " of the GPU's memory (this case needs at most about " + gib(allowed) +
@@ -288,11 +293,13 @@ void record_technique(const Rubric& rubric, const BuildResult& build, ExerciseRe
     result.technique->require_all = rubric.technique == "require";
 }
 
-// A timed case's traffic over the host link, as its timing counted it (grading/technique.hpp).
-HostLinkTraffic timed_traffic(const std::string& label, std::int64_t data_bytes, const TimingResult& t)
+// A timed case's traffic over the host link, as its timing counted it (grading/technique.hpp); a
+// hidden case's tells no number (HostLinkTraffic::hidden).
+HostLinkTraffic timed_traffic(const std::string& label, bool hidden, std::int64_t data_bytes, const TimingResult& t)
 {
     HostLinkTraffic traffic;
     traffic.case_label = label;
+    traffic.hidden = hidden;
     traffic.data_bytes = static_cast<double>(data_bytes);
     traffic.student_per_call = t.student_link_bytes_per_call;
     traffic.reference_per_call = t.reference_link_bytes_per_call;
@@ -303,10 +310,11 @@ HostLinkTraffic timed_traffic(const std::string& label, std::int64_t data_bytes,
 }
 
 // A case whose traffic the submission kept from being counted, and why.
-HostLinkTraffic withheld_traffic(const std::string& label, std::int64_t data_bytes, const std::string& why)
+HostLinkTraffic withheld_traffic(const std::string& label, bool hidden, std::int64_t data_bytes, const std::string& why)
 {
     HostLinkTraffic traffic;
     traffic.case_label = label;
+    traffic.hidden = hidden;
     traffic.data_bytes = static_cast<double>(data_bytes);
     traffic.withheld = why;
     return traffic;
@@ -322,13 +330,15 @@ void record_timed_host_link(const harness::Exercise& exercise, const std::vector
     for (const auto& r : result.cases) {
         const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
         if (c == cases.end()) continue;
+        // A hidden case is named as the student's report names it: by neither size nor seed.
+        const std::string label = r.hidden ? std::string("a hidden case") : r.label;
         if (!r.timing_withheld.empty()) {
-            timed.push_back(withheld_traffic(r.label, harness::minimum_bytes(exercise, *c), r.timing_withheld));
+            timed.push_back(withheld_traffic(label, r.hidden, harness::minimum_bytes(exercise, *c), r.timing_withheld));
             continue;
         }
         // A case whose timing did not happen (its note says why) has no turns to read.
         if (!r.timing || r.timing->student_samples_ms.empty()) continue;
-        timed.push_back(timed_traffic(r.label, harness::minimum_bytes(exercise, *c), *r.timing));
+        timed.push_back(timed_traffic(label, r.hidden, harness::minimum_bytes(exercise, *c), *r.timing));
     }
     record_host_link(*result.technique, timed);
 }
@@ -479,15 +489,15 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
     const std::int64_t bytes = harness::minimum_bytes(g.exercise, again);
     HostLinkTraffic traffic;
     if (!r.timing_withheld.empty()) {
-        traffic = withheld_traffic(what, bytes, r.timing_withheld);
+        traffic = withheld_traffic(what, again.hidden, bytes, r.timing_withheld);
     } else if (r.status == CaseStatus::pass && r.timing && !r.timing->student_samples_ms.empty()) {
-        traffic = timed_traffic(what, bytes, *r.timing);
+        traffic = timed_traffic(what, again.hidden, bytes, *r.timing);
     } else if (r.status == CaseStatus::pass) {
-        traffic = withheld_traffic(what, bytes,
+        traffic = withheld_traffic(what, again.hidden, bytes,
                                    "it passed, and its timed calls did not finish within the case's time limit, so "
                                    "nothing showed that they compute on the GPU");
     } else if (r.status != CaseStatus::not_run) {
-        traffic = withheld_traffic(what, bytes,
+        traffic = withheld_traffic(what, again.hidden, bytes,
                                    "it passed this case in its checked run, and when it ran again for this check: " +
                                        (again.hidden ? to_text(r.status) : r.summary));
     } else {

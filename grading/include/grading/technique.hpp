@@ -83,10 +83,8 @@ struct HostLinkTraffic {
     double data_bytes = 0;                     // what one call must read and write (harness::minimum_bytes)
     std::optional<double> student_per_call;    // nullopt: not counted (no counters, no timing)
     std::optional<double> reference_per_call;  // nullopt: not counted, or the reference was not timed beside
-    // The grader's clock around those windows, per call (0: not known). Traffic of the machine
-    // (a neighbour copying) grows with a window's time, so a slow submission's longer windows
-    // catch more of it than the reference's short ones: the control is the reference's traffic
-    // at its rate over the submission's time, where that is more.
+    // The grader's clock around those windows, per call (0: not known): told in the evidence beside
+    // the idle windows' traffic (the control is no longer scaled by it: idle_per_call).
     double student_ms_per_call = 0, reference_ms_per_call = 0;
     // The machine's own traffic per call over windows as long as the submission's, its runner
     // stopped (TimingResult::idle_link_bytes_per_call): added to the control. nullopt: not measured.
@@ -94,6 +92,9 @@ struct HostLinkTraffic {
     // Why the submission kept these calls from showing their traffic (CaseResult::timing_withheld):
     // then computes_on_gpu is false, whatever was counted. Empty: it did not.
     std::string withheld;
+    // A hidden case's (its label then "a hidden case"): the evidence names no size, traffic or time,
+    // as a student's view names none of a hidden case (the bytes a launcher moves are its choice).
+    bool hidden = false;
 };
 // Sets the report's computes_on_gpu check from the timed cases: not found where the submission
 // withheld a case's traffic (HostLinkTraffic::withheld); found where every case's calls moved under

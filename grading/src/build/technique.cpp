@@ -325,24 +325,34 @@ void record_host_link(TechniqueReport& report, const std::vector<HostLinkTraffic
                                     link_milliseconds(t.student_ms_per_call) + ": " +
                                     link_megabytes(*t.idle_per_call) + ")"
                                   : " (the reference's beside it: " + link_megabytes(*t.reference_per_call) + ")";
+        // A hidden case's evidence names none of its size, its calls' traffic or time: a student's
+        // view keeps this evidence, and what a launcher moves is its choice (a channel for what it
+        // read from the hidden input).
+        const bool numbers = !t.hidden;
         if (!t.student_per_call) {
             not_checked.push_back(t.case_label + ": the GPU's PCIe byte counters were not read (NVML)");
         } else if (*t.student_per_call < host_share * t.data_bytes) {
-            on_gpu.push_back(t.case_label + ": " + link_megabytes(*t.student_per_call) + " a call over PCIe" + data + control);
+            on_gpu.push_back(t.case_label + ": " +
+                             (numbers ? link_megabytes(*t.student_per_call) + " a call over PCIe" + data + control
+                                      : "its calls moved under 15% of their data over PCIe"));
         } else if (!t.reference_per_call) {
-            not_checked.push_back(t.case_label + ": its calls moved " + link_megabytes(*t.student_per_call) +
-                                  " each over PCIe, and no reference was timed beside them to tell the machine's "
+            not_checked.push_back(t.case_label + ": its calls moved " +
+                                  (numbers ? link_megabytes(*t.student_per_call) + " each" : "15% of their data or more") +
+                                  " over PCIe, and no reference was timed beside them to tell the machine's "
                                   "traffic apart");
         } else if (*t.student_per_call - machine >= host_share * t.data_bytes) {
             check->found = false;
             check->not_checked.clear();
-            check->evidence = t.case_label + ": each timed call moved " + link_megabytes(*t.student_per_call) +
-                              " between host and GPU" + data + control;
+            check->evidence = t.case_label + ": each timed call moved " +
+                              (numbers ? link_megabytes(*t.student_per_call) + " between host and GPU" + data + control
+                                       : "15% of its data or more between host and GPU, beyond the machine's "
+                                         "traffic beside it");
             return;
         } else {
-            not_checked.push_back(t.case_label + ": its calls moved " + link_megabytes(*t.student_per_call) +
-                                  " each over PCIe, no more than the machine's traffic beside them explains" +
-                                  control);
+            not_checked.push_back(t.case_label + ": its calls moved " +
+                                  (numbers ? link_megabytes(*t.student_per_call) + " each" : "15% of their data or more") +
+                                  " over PCIe, no more than the machine's traffic beside them explains" +
+                                  (numbers ? control : ""));
         }
     }
     if (!not_checked.empty()) {

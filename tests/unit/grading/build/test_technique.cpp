@@ -363,6 +363,36 @@ TEST_CASE("computes_on_gpu: what the timed calls moved over PCIe, held to the re
         CHECK(check_of(before, Technique::computes_on_gpu).found == false);
         CHECK(before.missing().size() == 1);
     }
+    SUBCASE("a hidden case's evidence names no size, traffic or time: a student's view shows it")
+    {
+        // check_host_link_again may run a hidden case (of the rubric's, its size secret) again; a
+        // student's view keeps the technique's evidence, and the bytes a launcher moves are its own
+        // choice, a channel for what it read from the hidden input.
+        const double secret = 123456789;  // the hidden case's data, 123.46 MB
+        auto hidden = [&](std::optional<double> student, std::optional<double> reference) {
+            HostLinkTraffic t{"a hidden case", secret, student, reference};
+            t.student_ms_per_call = 4321.5, t.reference_ms_per_call = 0.17, t.idle_per_call = 1.5e6;
+            t.hidden = true;
+            return t;
+        };
+        for (const HostLinkTraffic& t : {hidden(31415.0, 2.5e4), hidden(98765432.0, 2.5e4),
+                                         hidden(20e6, 5e6), hidden(98765432.0, std::nullopt)}) {
+            TechniqueReport r = fresh();
+            record_host_link(r, {t});
+            const TechniqueCheck& c = check_of(r, Technique::computes_on_gpu);
+            const std::string said = c.evidence + " " + c.not_checked;
+            CAPTURE(said);
+            CHECK(said.find("a hidden case") != std::string::npos);
+            for (const char* number : {"123", "0.03", "98.77", "99", "17", "4321", "0.17", "1.50", "0.02", "20", "5.00"})
+                CHECK(said.find(number) == std::string::npos);
+        }
+        // The verdicts stay those of a visible case's.
+        TechniqueReport on_gpu = fresh(), on_host = fresh();
+        record_host_link(on_gpu, {hidden(31415.0, 2.5e4)});
+        record_host_link(on_host, {hidden(98765432.0, 2.5e4)});
+        CHECK(check_of(on_gpu, Technique::computes_on_gpu).found == true);
+        CHECK(check_of(on_host, Technique::computes_on_gpu).found == false);
+    }
     SUBCASE("two timed cases: one on the host is enough")
     {
         TechniqueReport r = fresh();
