@@ -475,18 +475,31 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
     ExerciseResult checked;
     bool timing_failed = false;
     const harness::ExerciseRun run = run_and_check_cases(probe, {again}, checked, timing_failed, progress, "link-runner-");
-    // The grader's failures (its timing server, a runner that could not start) decide nothing. A
-    // launcher that ran out of GPU memory beside other exercises (a neighbour's may hold it, red
-    // team 15) has the exercise graded again alone, as a case that ran out does; alone, running out
-    // is its own calls' outcome, and withholds the evidence like any other failure there.
-    if (run.gpu_memory_ran_out && g.beside_others) {
+    // What went wrong beside other exercises (a runner that could not start or use the GPU, memory
+    // that ran out, the timing server's failure: another exercise's runner, a neighbour's or the
+    // submission's own, may hold what it needed, red team 15) has the exercise graded again alone,
+    // as for the exercise's own cases (grade_exercise). Alone, the timing server's failure is the
+    // grader's and decides nothing; the runner's are its own run's outcome and withhold the
+    // evidence, as the cases it did not start cost their points (review 15: a runner that knows it
+    // is this check's could otherwise fail its start and leave the check not decided).
+    if ((run.machine_failure || run.gpu_memory_ran_out || run.ended_before_hello || timing_failed) &&
+        g.beside_others) {
         result.grade_again_alone = true;
         return;
     }
-    if (checked.cases.empty() || timing_failed || run.machine_failure) return;
-    const CaseResult& r = checked.cases.front();
+    if (timing_failed) return;
     const std::string what = label + " (run again for this check)";
     const std::int64_t bytes = harness::minimum_bytes(g.exercise, again);
+    if (checked.cases.empty() || run.machine_failure || run.ended_before_hello) {
+        const std::string why = !run.startup_failure.empty() && !again.hidden
+                                    ? run.startup_failure
+                                    : std::string("its runner did not start");
+        record_host_link(*result.technique,
+                         {withheld_traffic(what, again.hidden, bytes,
+                                           "it passed this case in its checked run, and for this check " + why)});
+        return;
+    }
+    const CaseResult& r = checked.cases.front();
     HostLinkTraffic traffic;
     if (!r.timing_withheld.empty()) {
         traffic = withheld_traffic(what, again.hidden, bytes, r.timing_withheld);
