@@ -293,14 +293,21 @@ void record_technique(const Rubric& rubric, const BuildResult& build, ExerciseRe
     result.technique->require_all = rubric.technique == "require";
 }
 
-// A timed case's traffic over the host link, as its timing counted it (grading/technique.hpp); a
-// hidden case's tells no number (HostLinkTraffic::hidden).
-HostLinkTraffic timed_traffic(const std::string& label, bool hidden, std::int64_t data_bytes, const TimingResult& t)
+// A case's record of traffic over the host link (grading/technique.hpp), named as a student's report
+// names it: a hidden case by neither size nor seed, and its evidence tells no number
+// (HostLinkTraffic::hidden).
+HostLinkTraffic traffic_of(const std::string& label, bool hidden, std::int64_t data_bytes)
 {
     HostLinkTraffic traffic;
-    traffic.case_label = label;
+    traffic.case_label = hidden ? std::string("a hidden case") : label;
     traffic.hidden = hidden;
     traffic.data_bytes = static_cast<double>(data_bytes);
+    return traffic;
+}
+
+// A timed case's traffic, as its timing counted it.
+HostLinkTraffic timed_traffic(HostLinkTraffic traffic, const TimingResult& t)
+{
     traffic.student_per_call = t.student_link_bytes_per_call;
     traffic.reference_per_call = t.reference_link_bytes_per_call;
     traffic.student_ms_per_call = t.student_link_ms_per_call;
@@ -310,12 +317,8 @@ HostLinkTraffic timed_traffic(const std::string& label, bool hidden, std::int64_
 }
 
 // A case whose traffic the submission kept from being counted, and why.
-HostLinkTraffic withheld_traffic(const std::string& label, bool hidden, std::int64_t data_bytes, const std::string& why)
+HostLinkTraffic withheld_traffic(HostLinkTraffic traffic, const std::string& why)
 {
-    HostLinkTraffic traffic;
-    traffic.case_label = label;
-    traffic.hidden = hidden;
-    traffic.data_bytes = static_cast<double>(data_bytes);
     traffic.withheld = why;
     return traffic;
 }
@@ -328,17 +331,16 @@ void record_timed_host_link(const harness::Exercise& exercise, const std::vector
     if (!result.technique) return;
     std::vector<HostLinkTraffic> timed;
     for (const auto& r : result.cases) {
-        const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
-        if (c == cases.end()) continue;
-        // A hidden case is named as the student's report names it: by neither size nor seed.
-        const std::string label = r.hidden ? std::string("a hidden case") : r.label;
+        const harness::Case* c = harness::find_case(cases, r.index);
+        if (c == nullptr) continue;
+        const HostLinkTraffic traffic = traffic_of(r.label, r.hidden, harness::minimum_bytes(exercise, *c));
         if (!r.timing_withheld.empty()) {
-            timed.push_back(withheld_traffic(label, r.hidden, harness::minimum_bytes(exercise, *c), r.timing_withheld));
+            timed.push_back(withheld_traffic(traffic, r.timing_withheld));
             continue;
         }
         // A case whose timing did not happen (its note says why) has no turns to read.
         if (!r.timing || r.timing->student_samples_ms.empty()) continue;
-        timed.push_back(timed_traffic(label, r.hidden, harness::minimum_bytes(exercise, *c), *r.timing));
+        timed.push_back(timed_traffic(traffic, *r.timing));
     }
     record_host_link(*result.technique, timed);
 }
@@ -397,9 +399,7 @@ harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::ve
     // Speed cases are timed in turns with the reference (harness/timing/speed_case.hpp); the
     // reference alone was timed before any runner of the submission started (GradingRun).
     auto request = make_request(g.exercise, cases, g.build->executable, g.environment, log_prefix);
-    auto case_of = [&cases](int index) -> const harness::Case& {
-        return *std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == index; });
-    };
+    auto case_of = [&cases](int index) -> const harness::Case& { return *harness::find_case(cases, index); };
     if (g.timer)
         request.time_case = [&](const harness::RunCase& run_case, harness::TimedWorker& worker,
                                 std::chrono::steady_clock::duration& waited) -> std::any {
@@ -446,7 +446,7 @@ harness::ExerciseRun run_and_check_cases(const ExerciseGrading& g, const std::ve
 void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::Case>& cases, ExerciseResult& result,
                            std::ostream& progress)
 {
-    constexpr double smallest_bytes = 1e6;  // the reference's calls move some 0.05 MB: 15% of 1 MB tells
+    constexpr std::int64_t smallest_bytes = 1'000'000;  // the reference's calls move some 0.05 MB: 15% of 1 MB tells
     if (g.link_timer == nullptr || !g.environment.gpu_host_link || !result.technique || result.grade_again_alone)
         return;
     const auto check = std::find_if(result.technique->checks.begin(), result.technique->checks.end(),
@@ -455,20 +455,20 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
     for (const auto& r : result.cases)
         if (r.timed && r.timing && !r.timing->student_samples_ms.empty()) return;  // its turns were read
     const harness::Case* largest = nullptr;
+    std::int64_t largest_bytes = 0;
     for (const auto& r : result.cases) {
         if (r.status != CaseStatus::pass || r.timed) continue;
-        const auto c = std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) { return k.index == r.index; });
-        if (c == cases.end()) continue;
-        const auto bytes = static_cast<double>(harness::minimum_bytes(g.exercise, *c));
-        if (bytes >= smallest_bytes && (largest == nullptr || bytes > harness::minimum_bytes(g.exercise, *largest)))
-            largest = &*c;
+        const harness::Case* c = harness::find_case(cases, r.index);
+        if (c == nullptr) continue;
+        const std::int64_t bytes = harness::minimum_bytes(g.exercise, *c);
+        if (bytes >= smallest_bytes && bytes > largest_bytes) largest = c, largest_bytes = bytes;
     }
     if (largest == nullptr) return;
     harness::Case again = *largest;
     again.timed = true;
-    // A hidden case is named as the student's report names it: by neither size nor seed.
-    const std::string label = again.hidden ? std::string("a hidden case") : again.label;
-    progress << "  " << label << " once more, timed in turns with the reference, for computes_on_gpu\n";
+    HostLinkTraffic traffic = traffic_of(again.label, again.hidden, largest_bytes);
+    progress << "  " << traffic.case_label << " once more, timed in turns with the reference, for computes_on_gpu\n";
+    traffic.case_label += " (run again for this check)";
     g.link_timer->time_alone(g.exercise, again);
     ExerciseGrading probe = g;
     probe.timer = g.link_timer;
@@ -488,35 +488,30 @@ void check_host_link_again(const ExerciseGrading& g, const std::vector<harness::
         return;
     }
     if (timing_failed) return;
-    const std::string what = label + " (run again for this check)";
-    const std::int64_t bytes = harness::minimum_bytes(g.exercise, again);
     if (checked.cases.empty() || run.machine_failure || run.ended_before_hello) {
         const std::string why = !run.startup_failure.empty() && !again.hidden
                                     ? run.startup_failure
                                     : std::string("its runner did not start");
         record_host_link(*result.technique,
-                         {withheld_traffic(what, again.hidden, bytes,
-                                           "it passed this case in its checked run, and for this check " + why)});
+                         {withheld_traffic(traffic, "it passed this case in its checked run, and for this check " + why)});
         return;
     }
     const CaseResult& r = checked.cases.front();
-    HostLinkTraffic traffic;
+    HostLinkTraffic seen;
     if (!r.timing_withheld.empty()) {
-        traffic = withheld_traffic(what, again.hidden, bytes, r.timing_withheld);
+        seen = withheld_traffic(traffic, r.timing_withheld);
     } else if (r.status == CaseStatus::pass && r.timing && !r.timing->student_samples_ms.empty()) {
-        traffic = timed_traffic(what, again.hidden, bytes, *r.timing);
+        seen = timed_traffic(traffic, *r.timing);
     } else if (r.status == CaseStatus::pass) {
-        traffic = withheld_traffic(what, again.hidden, bytes,
-                                   "it passed, and its timed calls did not finish within the case's time limit, so "
-                                   "nothing showed that they compute on the GPU");
+        seen = withheld_traffic(traffic, "it passed, and its timed calls did not finish within the case's time limit, "
+                                         "so nothing showed that they compute on the GPU");
     } else if (r.status != CaseStatus::not_run) {
-        traffic = withheld_traffic(what, again.hidden, bytes,
-                                   "it passed this case in its checked run, and when it ran again for this check: " +
-                                       (again.hidden ? to_text(r.status) : r.summary));
+        seen = withheld_traffic(traffic, "it passed this case in its checked run, and when it ran again for this "
+                                         "check: " + (again.hidden ? to_text(r.status) : r.summary));
     } else {
         return;
     }
-    record_host_link(*result.technique, {traffic});
+    record_host_link(*result.technique, {seen});
 }
 
 // What the runners printed, the last 8 KiB of each kind; what runners that ran hidden cases printed

@@ -194,9 +194,7 @@ SanitizerStep run_sanitizers(const SanitizerRequest& request, std::ostream& prog
         nlohmann::json labels = nlohmann::json::array(), failed = nlohmann::json::array();
         const harness::ExerciseRun run =
             harness::run_exercise(run_request, sanitizer_limits(request.limits), [&](harness::CaseRun&& case_run) {
-                const harness::Case& c = *std::find_if(cases.begin(), cases.end(), [&](const harness::Case& k) {
-                    return k.index == case_run.index;
-                });
+                const harness::Case& c = *harness::find_case(cases, case_run.index);
                 labels.push_back(c.label);
                 CaseResult r = detail::describe_case(*request.exercise, c, request.submission, request.grade_command);
                 try {

@@ -61,6 +61,13 @@ const Case* find_case(const std::vector<Case>& cases, const std::string& label)
     return nullptr;
 }
 
+const Case* find_case(const std::vector<Case>& cases, int index)
+{
+    for (const auto& c : cases)
+        if (c.index == index) return &c;
+    return nullptr;
+}
+
 std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash)
 {
     const auto* p = static_cast<const unsigned char*>(data);

@@ -1,15 +1,33 @@
 #include "harness/timing/batch.hpp"
 
-#include <thread>
-
 #include <unistd.h>
 
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include "harness/family.hpp"
 
 namespace harness::timing {
+namespace {
+
+// The bytes over the host link while `work` runs; nullopt where the link is not counted.
+template <typename Work>
+std::optional<std::uint64_t> link_bytes_over(const HostLinkBytes& host_link, Work&& work)
+{
+    const std::optional<std::uint64_t> before = host_link ? host_link() : std::nullopt;
+    work();
+    const std::optional<std::uint64_t> after = host_link ? host_link() : std::nullopt;
+    if (before && after && *after >= *before) return *after - *before;
+    return std::nullopt;
+}
+
+double ms_since(std::chrono::steady_clock::time_point started)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+}
+
+}  // namespace
 
 BatchSpec batch_spec(const Exercise& exercise, const Case& c, int reps)
 {
@@ -66,14 +84,15 @@ Window Batches::run(const std::string& side, std::uint64_t seed, bool launch, bo
     window.seed = seed;
     window.launched = launch;
     window.warmup = warmup;
-    const std::optional<std::uint64_t> link_before = host_link_ ? host_link_() : std::nullopt;
-    const auto started = std::chrono::steady_clock::now();
-    server_.generate(side, seed, spec_.values);
-    worker->run_batch(launch);
-    const Checksummed read = server_.checksum(side);
-    const std::optional<std::uint64_t> link_after = host_link_ ? host_link_() : std::nullopt;
-    if (link_before && link_after && *link_after >= *link_before) window.host_link_bytes = *link_after - *link_before;
-    window.grader_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    std::chrono::steady_clock::time_point started;
+    Checksummed read;
+    window.host_link_bytes = link_bytes_over(host_link_, [&] {
+        started = std::chrono::steady_clock::now();
+        server_.generate(side, seed, spec_.values);
+        worker->run_batch(launch);
+        read = server_.checksum(side);
+    });
+    window.grader_ms = ms_since(started);
     window.window_ms = read.window_ms;
     window.generate_gpu_ms = read.generate_gpu_ms;
     window.checksum_gpu_ms = read.checksum_gpu_ms;
@@ -87,13 +106,11 @@ Window Batches::idle(double ms)
 {
     Window window;
     window.launched = false;
-    const std::optional<std::uint64_t> link_before = host_link_ ? host_link_() : std::nullopt;
     const auto started = std::chrono::steady_clock::now();
-    std::this_thread::sleep_until(started + std::chrono::duration<double, std::milli>(ms));
-    const std::optional<std::uint64_t> link_after = host_link_ ? host_link_() : std::nullopt;
-    if (link_before && link_after && *link_after >= *link_before) window.host_link_bytes = *link_after - *link_before;
-    window.grader_ms = window.window_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    window.host_link_bytes = link_bytes_over(host_link_, [&] {
+        std::this_thread::sleep_until(started + std::chrono::duration<double, std::milli>(ms));
+    });
+    window.grader_ms = window.window_ms = ms_since(started);
     return window;
 }
 

@@ -59,6 +59,8 @@ nlohmann::json case_spec(const Exercise& exercise, const Case& c);
 Case case_from_spec(const Exercise& exercise, const nlohmann::json& spec, int index);
 // The case with this label, or nullptr.
 const Case* find_case(const std::vector<Case>& cases, const std::string& label);
+// The case with this index (Case::index), or nullptr.
+const Case* find_case(const std::vector<Case>& cases, int index);
 
 // 64-bit FNV-1a: seeds from names, checksums of buffers.
 std::uint64_t fnv1a64(const void* data, std::size_t bytes, std::uint64_t hash = 0xcbf29ce484222325ull);
