@@ -230,10 +230,14 @@ TEST_CASE("in turns: one seed a round for both sides, until the rule is met; a f
         const PairedTiming unstoppable = time_in_turns(server, student, &reference, scan_spec(2), plan, 0, read);
         CHECK(unstoppable.idle.empty());
         CHECK(student.pauses > 0);
+        // The fast student a tenth of the reference (20 ms against 200 ms a batch): no load makes
+        // its batch 1.5 times the reference's (alike, 10 ms each, two busy loops did once).
         student.pausable = true;
-        student.sleep = reference.sleep;
+        student.sleep = 10ms;
+        reference.sleep = 100ms;
         const PairedTiming fast = time_in_turns(server, student, &reference, scan_spec(2), plan, 0, read);
         CHECK(fast.idle.empty());
+        reference.sleep = 10ms;
         student.sleep = 250ms;
         const PairedTiming uncounted = time_in_turns(server, student, &reference, scan_spec(2), plan, 0);
         CHECK(uncounted.idle.empty());
