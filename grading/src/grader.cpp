@@ -128,16 +128,20 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
     return request;
 }
 
-// How many exercises one GPU runs at once, over every grading on it: one per 6 GiB of its memory,
-// 13 on an 80 GB H100 (measured there: a runner's context takes 0.5 GiB, a reference runner
-// between its timings 1-1.5 GiB, the largest untimed case 3 GiB, a speed case's four sets of
-// buffers 2.5-5 GiB on each side, and only one exercise at a time is timed); 0 where the memory is
-// unknown (no limit).
+// How many exercises one GPU runs at once, over every grading on it: one per 3.5 GiB of its memory,
+// 22 on an 80 GB H100, so that the two gradings `grade class` runs at once on a GPU never wait for a
+// place. Measured there: a runner's context takes 0.5 GiB, a reference runner between its timings
+// 1-1.5 GiB, the largest untimed case 3 GiB for a moment, a speed case's four sets of buffers 2.5-5
+// GiB on each side (one exercise at a time is timed); a class of 8 reference copies two at once used
+// 31.5 GB at most with 26 places (53.7 GB four at once with 52) and took 120 s, 140 s with one
+// place per 6 GiB (13), where exercises waited for places while other gradings timed (session 16).
+// A grading that runs out of memory beside others has the exercise graded again alone. 0 where the
+// memory is unknown (no limit).
 int exercise_places(const nlohmann::json& calibration)
 {
     const double bytes = calibration.value("memory_bytes", 0.0);
     if (bytes <= 0) return 0;
-    return std::clamp(static_cast<int>(bytes / (6.0 * (1 << 30))), 1, 24);
+    return std::clamp(static_cast<int>(bytes / (3.5 * (1 << 30))), 1, 48);
 }
 
 // The sanitizer step (grading/sanitizer.hpp): the exercise's small and medium cases again under
