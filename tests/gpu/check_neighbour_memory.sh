@@ -59,6 +59,9 @@ for e in results["exercises"]:
     full = e["points"] >= e["max_points"] - 1e-9
     print(f"{'ok  ' if full else 'FAIL'}  {e['name']}: {e['points']:g} of {e['max_points']:g} points "
           f"({e['status']}; {e.get('message', '')})")
+    gpu = ((e.get("technique") or {}).get("checks") or {}).get("computes_on_gpu")
+    if gpu is not None:
+        print(f"        computes_on_gpu: {json.dumps(gpu)[:400]}")
     for c in e.get("cases", []):
         if c["status"] != "pass" or c.get("timed"):
             note = (c.get("timing") or {}).get("note", "")
