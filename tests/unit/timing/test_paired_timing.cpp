@@ -387,3 +387,101 @@ TEST_CASE("the reference alone after the turns is an anchor only with the runner
         CHECK_FALSE(timing.alone_after.windows.empty());
     }
 }
+
+namespace {
+
+// A program path that holds nothing until `arrive()` copies fake_runner there: a timing server or
+// reference runner that cannot start at first (as out of GPU memory, where another grading's runner
+// holds it: red team 16) and can later.
+struct LateProgram {
+    std::string path = std::filesystem::temp_directory_path() / ("late_program." + std::to_string(::getpid()));
+    LateProgram() { std::filesystem::remove(path); }
+    ~LateProgram() { std::filesystem::remove(path); }
+    void arrive() const { std::filesystem::copy_file(FAKE_RUNNER, path); }
+    harness::SpawnOptions spawn() const
+    {
+        harness::SpawnOptions options;
+        options.argv = {path};
+        return options;
+    }
+};
+
+TimingPlan short_plan()
+{
+    TimingPlan plan;
+    plan.reps_per_batch = 2;
+    plan.rule.min_batches = 4;
+    plan.rule.max_batches = 16;
+    plan.rule.target_rse = 10;
+    return plan;
+}
+
+}  // namespace
+
+// Red team 16 (known hole: its checks fail on main): SpeedCaseTimer::time_alone keeps a CaseTiming per case
+// and sets `failure` and `alone_failure` only when it fails; a later timing alone that succeeds
+// never clears them, so time_in_turns returns the old failure at once. In the grader this makes a
+// timing server that ran out of GPU memory once (beside another grading's runner) final:
+// - a reference timed alone at the grading's start beside a neighbour's hog: every turn of that
+//   speed case, the regrade alone included, returns the failure (the case is "not timed", no
+//   speed points), even after the neighbour is gone;
+// - check_host_link_again's link_timer->time_alone that failed beside the submission's own other
+//   exercise (a hog in another of its runners; the blame asks only about the timed runner, and
+//   only in the turns): graded again alone, the check times the reference alone again, succeeds,
+//   and still gets the old failure, so computes_on_gpu stays "not checked" for a launcher that
+//   computes on the host (grader.cpp: `if (timing_failed) return;`).
+// doctest::should_fail: passes while the hole is open; remove it with the fix.
+TEST_CASE("a timing alone that succeeds after the timing server failed counts: the old failure is not kept" *
+          doctest::should_fail())
+{
+    const LateProgram program;
+    TimingServer server(program.spawn(), 5s);
+    ReferenceWorker reference([] { return fake_server(); }, "scan_kogge_stone", 30s, 30s);
+    SpeedCaseTimer timer(server, &reference, nullptr, {}, short_plan());
+    const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
+    harness::Case c;
+    c.n = 1 << 20;
+    c.timed = true;
+    timer.time_alone(e, c);  // the timing server cannot start: the grader's failure
+    program.arrive();
+    timer.time_alone(e, c);  // it can now: the reference is timed alone
+    LocalWorker student;
+    std::chrono::steady_clock::duration waited{};
+    const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+    REQUIRE_FALSE(timing.alone.windows.empty());  // the second timing alone took place
+    CHECK_MESSAGE(timing.failure.empty(), timing.failure);
+    CHECK_MESSAGE(timing.alone_failure.empty(), timing.alone_failure);
+    CHECK_FALSE(timing.turns.empty());
+}
+
+// Red team 16 (known hole: its checks fail on main): a reference runner that could not start once (its
+// context out of GPU memory at the grading's start, while another grading's runner held it:
+// time_the_references_alone starts every reference runner before any place is taken) keeps that
+// failure for the whole grading (ReferenceWorker::failure_ is never cleared), the regrade alone
+// included. The timing server's failure is the only one grade_exercise grades again alone
+// (timing_failed); this one is not, so the speed case has no reference time and scores no speed
+// points (judge.cpp: "no reference timing in this run").
+// doctest::should_fail: passes while the hole is open; remove it with the fix.
+TEST_CASE("a reference runner that could not start at first is started again when timed alone later" *
+          doctest::should_fail())
+{
+    const LateProgram program;
+    TimingServer server(fake_server(), 30s);
+    ReferenceWorker reference([&program] { return program.spawn(); }, "scan_kogge_stone", 5s, 30s);
+    reference.spawn_early();
+    reference.await_start();
+    REQUIRE_FALSE(reference.failure().empty());
+    SpeedCaseTimer timer(server, &reference, nullptr, {}, short_plan());
+    const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
+    harness::Case c;
+    c.n = 1 << 20;
+    c.timed = true;
+    program.arrive();
+    timer.time_alone(e, c);
+    LocalWorker student;
+    std::chrono::steady_clock::duration waited{};
+    const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+    CHECK_MESSAGE(timing.alone_failure.empty(), timing.alone_failure);
+    REQUIRE_FALSE(timing.turns.empty());
+    CHECK_FALSE(timing.turns.front().reference.empty());  // the reference took its turns
+}
