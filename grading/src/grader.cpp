@@ -924,7 +924,7 @@ private:
         const double began = since_start();
         try {
             results_[k] = grade_exercise({request_, environment_, exercise, files_[k], build, timer_of(k),
-                                          report_.calibration, request_.parallel_exercises > 1, link_timer_of(k)},
+                                          report_.calibration, exercises_side_by_side(), link_timer_of(k)},
                                          out);
         } catch (const std::exception& e) {
             ExerciseResult failed;
@@ -980,13 +980,18 @@ private:
     // GPU or the machine (memory taken, processes forked) is gone by then. So is a file built again.
     void grade_again_alone()
     {
-        const bool beside_others = request_.parallel_exercises > 1 && files_.size() > 1;
         for (std::size_t k = 0; k < files_.size(); ++k) {
-            if (!rebuilt_[k] && !(beside_others && results_[k].grade_again_alone)) continue;
+            if (!rebuilt_[k] && !(exercises_side_by_side() && results_[k].grade_again_alone)) continue;
             if (!rebuilt_[k])
                 progress_ << files_[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
                           << "the other exercises; grading it again, alone\n";
             try {
+                // The reference's timings alone that failed beside the others are taken again first,
+                // with no runner of the submission alive (as at the start).
+                if (timings_[k])
+                    for (const auto& c : cases_to_grade(exercise_of(k), request_))
+                        if (c.timed && timings_[k]->timer.alone_failed(c.index))
+                            timings_[k]->timer.time_alone(exercise_of(k), c);
                 const double began = since_start();
                 results_[k] = grade_exercise({request_, environment_, exercise_of(k), files_[k], build_for(k),
                                               timer_of(k), report_.calibration, false, link_timer_of(k)},
@@ -998,6 +1003,11 @@ private:
             remove_work_of(k);
         }
     }
+
+    // Whether exercises are graded side by side: only then can one's failure be another's doing,
+    // and only then is an exercise graded again alone (a grading of one exercise, or at --parallel
+    // 1, has nothing beside it: what its runner reports, out of memory included, is its own).
+    bool exercises_side_by_side() const { return request_.parallel_exercises > 1 && files_.size() > 1; }
 
     // The points, the clocks at the end, the time taken.
     GradeReport total()

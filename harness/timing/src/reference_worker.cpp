@@ -28,6 +28,15 @@ void ReferenceWorker::fail(const std::string& why)
     throw ReferenceFailure(failure_);
 }
 
+void ReferenceWorker::retry()
+{
+    if (failure_.empty()) return;
+    if (child_) child_->kill_and_reap();
+    child_.reset();
+    started_ = false;
+    failure_.clear();
+}
+
 void ReferenceWorker::start()
 {
     spawn();

@@ -95,13 +95,17 @@ CountedReference counted_reference(const CaseTiming& timing, double beside_ms, d
 
 Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case& c)
 {
+    // A new timing alone starts afresh: an earlier one's failure (the timing server or the
+    // reference runner out of GPU memory beside another grading's runner, say) is not kept.
     CaseTiming& timing = alone_[c.index];
+    timing = CaseTiming{};
     timing.plan = plan_;
     timing.spec = batch_spec(exercise, c, plan_.reps_per_batch);
     if (reference_ == nullptr) {
         timing.alone_failure = "no reference runner";
         return {};
     }
+    reference_->retry();
     const Exclusive exclusive(gpu_lock_, server_, true);
     try {
         // Timed once more where a process of no grading used the GPU around it.
@@ -125,6 +129,12 @@ double SpeedCaseTimer::alone_seconds(int case_index) const
 {
     const auto found = alone_.find(case_index);
     return found == alone_.end() ? 0 : found->second.alone.seconds;
+}
+
+bool SpeedCaseTimer::alone_failed(int case_index) const
+{
+    const auto found = alone_.find(case_index);
+    return found != alone_.end() && !found->second.alone_failure.empty();
 }
 
 bool SpeedCaseTimer::alone_disturbed(int case_index) const

@@ -226,18 +226,14 @@ TEST_CASE("a case that finds the GPU's memory used up beside other exercises is 
           ks.at("started_seconds").get<double>() + ks.at("seconds").get<double>());
 }
 
-// Red team 16 (known hole: its checks fail on main): grade_beside_others grades every exercise as
-// "beside others" where --parallel is above 1 (grader.cpp: `request_.parallel_exercises > 1`), but
-// grade_again_alone regrades only where the grading has more than one exercise (`&& files_.size() >
-// 1`). A grading of one exercise (--exercise X, as a class graded one assignment at a time) whose
-// runner says cudaErrorMemoryAllocation (its own doing, or another grading's runner on the GPU) is
-// marked to be graded again alone and never is: its result stands as graded beside others, its
-// work directory stays, and check_host_link_again returned at once on the mark, so computes_on_gpu
-// is never decided (tests/adversarial/scan_kogge_stone/computes_on_host_claims_out_of_memory: a
-// host computation keeps its correctness points). Either the exercise is graded again alone, or it
-// was never beside others; both remove its work, as every graded exercise's.
-TEST_CASE("one exercise whose runner runs out of GPU memory is not left marked to be graded again alone" *
-          doctest::should_fail())
+// Red team 16: a grading of one exercise (--exercise X, as a class graded one assignment at a time)
+// at --parallel above 1 was graded "beside others" (grade_beside_others asked only --parallel), but
+// only a grading of more than one exercise is graded again alone: an exercise whose runner said
+// cudaErrorMemoryAllocation was marked and never graded again, its work stayed, and
+// check_host_link_again returned at once on the mark, so computes_on_gpu was never decided
+// (tests/adversarial/scan_kogge_stone/computes_on_host_claims_out_of_memory). Now nothing is beside
+// it: what its runner says is its own, and its work goes as every graded exercise's.
+TEST_CASE("one exercise whose runner runs out of GPU memory is not left marked to be graded again alone")
 {
     const GradeRun run = grade_fake("out_of_memory_alone", {{"scan_brent_kung", "// FAKE_RUNNER: out_of_memory_at:3"}},
                                     {"--no-sandbox", "--parallel", "2", "--exercise", "scan_brent_kung"});

@@ -418,9 +418,9 @@ TimingPlan short_plan()
 
 }  // namespace
 
-// Red team 16 (known hole: its checks fail on main): SpeedCaseTimer::time_alone keeps a CaseTiming per case
-// and sets `failure` and `alone_failure` only when it fails; a later timing alone that succeeds
-// never clears them, so time_in_turns returns the old failure at once. In the grader this makes a
+// Red team 16: SpeedCaseTimer::time_alone kept a CaseTiming per case and set `failure` and
+// `alone_failure` only when it failed; a later timing alone that succeeded never cleared them, so
+// time_in_turns returned the old failure at once. In the grader this makes a
 // timing server that ran out of GPU memory once (beside another grading's runner) final:
 // - a reference timed alone at the grading's start beside a neighbour's hog: every turn of that
 //   speed case, the regrade alone included, returns the failure (the case is "not timed", no
@@ -430,9 +430,9 @@ TimingPlan short_plan()
 //   only in the turns): graded again alone, the check times the reference alone again, succeeds,
 //   and still gets the old failure, so computes_on_gpu stays "not checked" for a launcher that
 //   computes on the host (grader.cpp: `if (timing_failed) return;`).
-// doctest::should_fail: passes while the hole is open; remove it with the fix.
-TEST_CASE("a timing alone that succeeds after the timing server failed counts: the old failure is not kept" *
-          doctest::should_fail())
+// Fixed: each timing alone starts afresh, and the grader's regrade alone times again first a
+// reference whose timing alone failed.
+TEST_CASE("a timing alone that succeeds after the timing server failed counts: the old failure is not kept")
 {
     const LateProgram program;
     TimingServer server(program.spawn(), 5s);
@@ -454,16 +454,15 @@ TEST_CASE("a timing alone that succeeds after the timing server failed counts: t
     CHECK_FALSE(timing.turns.empty());
 }
 
-// Red team 16 (known hole: its checks fail on main): a reference runner that could not start once (its
+// Red team 16: a reference runner that could not start once (its
 // context out of GPU memory at the grading's start, while another grading's runner held it:
 // time_the_references_alone starts every reference runner before any place is taken) keeps that
 // failure for the whole grading (ReferenceWorker::failure_ is never cleared), the regrade alone
 // included. The timing server's failure is the only one grade_exercise grades again alone
 // (timing_failed); this one is not, so the speed case has no reference time and scores no speed
 // points (judge.cpp: "no reference timing in this run").
-// doctest::should_fail: passes while the hole is open; remove it with the fix.
-TEST_CASE("a reference runner that could not start at first is started again when timed alone later" *
-          doctest::should_fail())
+// Fixed: a timing alone has the reference worker retry() first.
+TEST_CASE("a reference runner that could not start at first is started again when timed alone later")
 {
     const LateProgram program;
     TimingServer server(fake_server(), 30s);

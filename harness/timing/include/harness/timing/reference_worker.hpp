@@ -39,8 +39,11 @@ public:
     // spent holding the GPU to itself. A failure is kept and thrown by the first command.
     void spawn_early();
     void await_start();
-    // Set once it failed: later calls throw at once.
+    // Set once it failed: later calls throw at once, until retry().
     const std::string& failure() const { return failure_; }
+    // Forgets a failure: the next command starts a fresh runner. For a new timing alone, where the
+    // cause may be gone (a start that ran out of GPU memory beside another grading's runner).
+    void retry();
 
 private:
     void start();

@@ -101,6 +101,9 @@ public:
     // met (a machine busy around it: the files compiling, other gradings): time it again when
     // that is over; one still disturbed is no anchor for the turns (judge).
     bool alone_disturbed(int case_index) const;
+    // Whether the reference's timing alone on this case failed (the grader's side: its timing server
+    // or the reference runner): a regrade alone times it again first.
+    bool alone_failed(int case_index) const;
 
 private:
     TimingServer& server_;
