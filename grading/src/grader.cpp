@@ -134,7 +134,8 @@ harness::RunRequest make_request(const harness::Exercise& exercise, const std::v
 // 1-1.5 GiB, the largest untimed case 3 GiB for a moment, a speed case's four sets of buffers 2.5-5
 // GiB on each side (one exercise at a time is timed); a class of 8 reference copies two at once used
 // 31.5 GB at most with 26 places (53.7 GB four at once with 52) and took 120 s, 140 s with one
-// place per 6 GiB (13), where exercises waited for places while other gradings timed (session 16).
+// place per 6 GiB (13), where exercises waited for places while other gradings timed; 134 s with
+// these 22 on another machine, 33.1 GB (session 16).
 // A grading that runs out of memory beside others has the exercise graded again alone. 0 where the
 // memory is unknown (no limit).
 int exercise_places(const nlohmann::json& calibration)

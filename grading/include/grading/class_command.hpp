@@ -24,8 +24,8 @@ struct ClassCommand {
     std::vector<std::string> gpus;  // --gpus: each a CUDA_VISIBLE_DEVICES entry; empty: discovered
     // Students graded at once on each GPU: 2 (session 15, H100, 8 reference copies: 1 at once
     // 131 s, 2 140 s, 4 157 s, 8 203 s: the GPU's places and exclusive timings, not the CPU, bound
-    // a class; two keep a student that hangs or compiles from leaving the GPU idle). With twice
-    // the places (session 16): 2 at once 120 s, 4 at once 161 s: the exclusive timings bind.
+    // a class; two keep a student that hangs or compiles from leaving the GPU idle). With more
+    // places (session 16): 2 at once 120-134 s, 4 at once 161 s: the exclusive timings bind.
     int per_gpu = 2;
     std::vector<std::string> regrade;  // --regrade: students graded again, their previous results kept
     int shard_index = 0, shard_count = 1;  // --shard I/N
