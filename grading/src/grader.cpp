@@ -142,7 +142,7 @@ int exercise_places(const nlohmann::json& calibration)
 {
     const double bytes = calibration.value("memory_bytes", 0.0);
     if (bytes <= 0) return 0;
-    return std::clamp(static_cast<int>(bytes / (3.5 * (1 << 30))), 1, 48);
+    return std::clamp(static_cast<int>(bytes / (3.5 * (1 << 30))), 1, harness::GpuLock::most_places);
 }
 
 // The sanitizer step (grading/sanitizer.hpp): the exercise's small and medium cases again under
@@ -375,6 +375,7 @@ struct ExerciseGrading {
     bool beside_others;                      // other exercises are graded at the same time
     // The short timing of a case run again for computes_on_gpu (check_host_link_again); nullptr: none.
     harness::timing::SpeedCaseTimer* link_timer = nullptr;
+    bool holds_every_place = false;  // the grading holds every place of the GPU (grade_again_alone)
 };
 
 // The case's result as its check finds it (on a thread of the checks' map, while the GPU runs the
@@ -599,7 +600,8 @@ ExerciseResult grade_exercise(const ExerciseGrading& g, std::ostream& progress)
     // A place on the GPU first (gradings side by side share them), before any runner starts: the
     // wait for it is no time of the submission's.
     harness::GpuLock::Hold place;
-    if (const int places = exercise_places(g.calibration); g.environment.gpu_lock != nullptr && places > 0)
+    if (const int places = exercise_places(g.calibration);
+        g.environment.gpu_lock != nullptr && places > 0 && !g.holds_every_place)
         place = g.environment.gpu_lock->exercise_place(places);
     result.gpu_place_wait_seconds = std::chrono::duration<double>(place.waited).count();
     const std::vector<harness::Case> cases = cases_to_grade(exercise, asked);
@@ -835,16 +837,39 @@ private:
             spawn.argv = {environment_.reference_runner};
             spawn.output_file = (fs::absolute(environment_.work_dir) / "timing-server.log").string();
             timing_server_.emplace(spawn, request_.limits.startup_limit);
-            try {
-                report_.calibration = timing_server_->calibrate();
-            } catch (const harness::timing::TimingServerFailure& e) {
-                progress_ << "grade: " << e.what() << "; speed cases are not timed\n";
-                timing_server_.reset();
-            }
+            if (!calibrated()) timing_server_.reset();
             report_.device = report_.calibration.value("device", std::string());
             report_.compute_capability = report_.calibration.value("cc", std::string());
         }
         if (environment_.gpu_clocks) report_.calibration["clocks_start"] = environment_.gpu_clocks();
+    }
+
+    // The timing server's measurement of the GPU. One that fails (its buffers out of the GPU's memory,
+    // which another grading's runner may hold: red team 16) is taken again once every exercise on
+    // the GPU has ended (every place held: none of another grading starts meanwhile); a second
+    // failure leaves the grading's speed cases untimed.
+    bool calibrated()
+    {
+        try {
+            report_.calibration = timing_server_->calibrate();
+            return true;
+        } catch (const harness::timing::TimingServerFailure& e) {
+            if (environment_.gpu_lock == nullptr) {
+                progress_ << "grade: " << e.what() << "; speed cases are not timed\n";
+                return false;
+            }
+            progress_ << "grade: " << e.what() << "; measuring the GPU again once every exercise on it (other "
+                      << "gradings' too) has ended\n"
+                      << std::flush;
+        }
+        try {
+            const auto every_place = environment_.gpu_lock->every_place(harness::GpuLock::most_places);
+            report_.calibration = timing_server_->calibrate();
+            return true;
+        } catch (const std::exception& e) {
+            progress_ << "grade: " << e.what() << "; speed cases are not timed\n";
+            return false;
+        }
     }
 
     // Every speed case's reference alone (its time, and the batches' fixed cost) before any runner of
@@ -981,8 +1006,21 @@ private:
     // GPU or the machine (memory taken, processes forked) is gone by then. So is a file built again.
     void grade_again_alone()
     {
-        for (std::size_t k = 0; k < files_.size(); ++k) {
-            if (!rebuilt_[k] && !(exercises_side_by_side() && results_[k].grade_again_alone)) continue;
+        std::vector<std::size_t> again;
+        for (std::size_t k = 0; k < files_.size(); ++k)
+            if (rebuilt_[k] || (exercises_side_by_side() && results_[k].grade_again_alone)) again.push_back(k);
+        if (again.empty()) return;
+        // Alone on the GPU, not only in this grading: every place of the GPU first, so that no exercise
+        // of another grading (whose runner may hold the memory that ran out: red team 16) runs beside
+        // them. The wait is for those exercises to end, each within its own time limit.
+        std::vector<harness::GpuLock::Hold> every_place;
+        if (const int places = exercise_places(report_.calibration); environment_.gpu_lock != nullptr && places > 0) {
+            progress_ << "grade: waiting for every other exercise on this GPU (other gradings' too) to end, to grade "
+                      << again.size() << " exercise(s) again alone\n"
+                      << std::flush;
+            every_place = environment_.gpu_lock->every_place(places);
+        }
+        for (const std::size_t k : again) {
             if (!rebuilt_[k])
                 progress_ << files_[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
                           << "the other exercises; grading it again, alone\n";
@@ -995,7 +1033,8 @@ private:
                             timings_[k]->timer.time_alone(exercise_of(k), c);
                 const double began = since_start();
                 results_[k] = grade_exercise({request_, environment_, exercise_of(k), files_[k], build_for(k),
-                                              timer_of(k), report_.calibration, false, link_timer_of(k)},
+                                              timer_of(k), report_.calibration, false, link_timer_of(k),
+                                              !every_place.empty()},
                                              progress_);
                 results_[k].started_seconds = began;
             } catch (const std::exception& e) {

@@ -444,6 +444,18 @@ bool serve(ChannelWriter& channel, TimingSets& sets, const Message& command)
     const nlohmann::json none = nlohmann::json::object();
     switch (command.type) {
         case MessageType::calibrate:
+            // FAKE_CALIBRATION_FAILS_ONCE=PATH (the grader's environment, which its timing server
+            // inherits): the first calibration, while PATH does not exist, creates it and fails as
+            // the real server's does where another grading's runner holds the GPU's memory.
+            if (const char* marker = std::getenv("FAKE_CALIBRATION_FAILS_ONCE"); marker && *marker &&
+                                                                                  !std::filesystem::exists(marker)) {
+                std::ofstream(marker) << "failed once\n";
+                channel.send(MessageType::cuda_error, {{"case", -1},
+                                                       {"phase", "calibration"},
+                                                       {"error", "cudaErrorMemoryAllocation"},
+                                                       {"message", "out of memory"}});
+                return false;
+            }
             channel.send(MessageType::calibration, calibration());
             return true;
         case MessageType::allocate_timing:

@@ -132,6 +132,21 @@ GpuLock::Hold GpuLock::exercise_place(int places) const
     return held;
 }
 
+std::vector<GpuLock::Hold> GpuLock::every_place(int places) const
+{
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<Hold> held;
+    for (int k = 0; k < std::max(places, 1); ++k) {
+        const std::string path = path_ + ".place" + std::to_string(k);
+        Hold place;
+        place.fd_ = open_lock_file(path, true);
+        take(place.fd_, LOCK_EX, path);  // closed by ~Hold if it throws
+        held.push_back(std::move(place));
+    }
+    held.front().waited = std::chrono::steady_clock::now() - started;
+    return held;
+}
+
 GpuLock::Hold::Hold(Hold&& other) noexcept : waited(other.waited), fd_(other.fd_)
 {
     other.fd_ = -1;

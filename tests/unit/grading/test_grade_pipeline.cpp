@@ -451,6 +451,44 @@ TEST_CASE("--quiet prints the table and what to fix first; exit code 0 when ever
     CHECK(passed.output.find("Fix first") == std::string::npos);
 }
 
+// Red team 16: another grading's runner that holds the GPU's memory made this grading's timing
+// server fail its calibration (its buffers out of memory), and no speed case of the whole grading
+// was timed. A calibration that fails is taken again once every exercise on the GPU (other
+// gradings' too) has ended: grade takes every place first, in order.
+TEST_CASE("a calibration that ran out of GPU memory is taken again once every exercise on the GPU has ended")
+{
+    const fs::path lock_dir = test_dir("gpu_lock_calibration");
+    fs::remove_all(lock_dir);
+    fs::create_directories(lock_dir);
+    const harness::GpuLock lock(harness::gpu_lock_path(lock_dir.string(), "fake device (CPU)"));
+    // Another grading's exercise, its runner holding the memory, until this test drops its place.
+    harness::GpuLock::Hold other = lock.exercise_place(harness::GpuLock::most_places);
+    const fs::path marker = test_dir("gpu_lock_calibration_marker") / "failed";
+    fs::remove_all(marker.parent_path());
+    fs::create_directories(marker.parent_path());
+    ::setenv("FAKE_CALIBRATION_FAILS_ONCE", marker.c_str(), 1);
+    auto grading = std::async(std::launch::async, [&] {
+        return grade_fake("calibration_again", {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}},
+                          {"--gpu-lock-dir", lock_dir.string(), "--exercise", "scan_kogge_stone", "--case",
+                           "n=67108864/int"});
+    });
+    // The first calibration fails (the marker appears), then grade waits for the place held here.
+    for (int i = 0; i < 600 && !fs::exists(marker); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(fs::exists(marker));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK(grading.wait_for(std::chrono::seconds(0)) == std::future_status::timeout);
+    other = {};
+    const GradeRun run = grading.get();
+    ::unsetenv("FAKE_CALIBRATION_FAILS_ONCE");
+    CHECK(run.exit_code == 0);
+    CHECK(run.output.find("measuring the GPU again once every exercise on it") != std::string::npos);
+    const json& c = exercise(run, "scan_kogge_stone").at("cases").at(0);
+    CHECK(c.at("status") == "pass");
+    REQUIRE(c.contains("timing"));
+    CHECK(c.at("timing").at("student_ms").get<double>() > 0);  // timed after all
+    CHECK(run.results.at("calibration").at("copy_gb_s") == 100.0);
+}
+
 TEST_CASE("the GPU lock: grade waits for another grading's timing, and the wait costs the submission nothing")
 {
     // The lock file of the fake device (tests/fake_toolchain: no uuid, so its name), in a directory

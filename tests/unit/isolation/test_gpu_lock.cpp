@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -196,4 +197,41 @@ TEST_CASE("exercise places: as many held at once as there are, over every gradin
     CHECK(fs::exists(lock.path() + ".place0"));
     CHECK(fs::exists(lock.path() + ".place1"));
     CHECK_FALSE(fs::exists(lock.path() + ".place2"));
+}
+
+TEST_CASE("every place: taken in order once each is free; meanwhile no exercise of any grading gets one")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("every_place").string(), "GPU-test"));
+    GpuLock::Hold busy = lock.exercise_place(3);  // another grading's exercise, still running
+    std::atomic<bool> asking{false}, taken{false}, dropped{false};
+    bool taken_early = true;
+    std::vector<GpuLock::Hold> every;
+    std::thread regrade([&] {
+        asking = true;
+        every = lock.every_place(3);
+        taken_early = !dropped.load();
+        taken = true;
+    });
+    while (!asking) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(taken.load());  // it waits for the exercise that holds a place
+    dropped = true;
+    busy = {};
+    regrade.join();
+    CHECK_FALSE(taken_early);
+    CHECK(every.size() == 3);
+    // Held: an exercise of any grading waits for a place until they are dropped.
+    std::atomic<bool> placed{false}, released{false};
+    bool placed_early = true;
+    std::thread exercise([&] {
+        const GpuLock::Hold place = lock.exercise_place(3);
+        placed_early = !released.load();
+        placed = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_FALSE(placed.load());
+    released = true;
+    every.clear();
+    exercise.join();
+    CHECK_FALSE(placed_early);
 }

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "harness/parallel.hpp"
 
@@ -61,6 +62,15 @@ public:
     // never run more exercises at once than the GPU's memory holds (each has two runners, their
     // contexts and the buffers of cases up to gigabytes). Blocks until a place is free.
     Hold exercise_place(int places) const;
+    // Every one of `places` places, taken in index order, each waited for: then no exercise of any
+    // other grading runs on this GPU, and none starts, until they are dropped. For what must run
+    // with the GPU's memory to itself (an exercise graded again alone, a calibration that ran out
+    // of memory beside another grading's runner). In order, so that two such never deadlock; an
+    // exercise holds one place and never waits for another, so it never deadlocks with them.
+    std::vector<Hold> every_place(int places) const;
+    // The most places a GPU has (the grader's count is clamped to it): every_place(most_places)
+    // takes them all where the count is unknown.
+    static constexpr int most_places = 48;
     const std::string& path() const { return path_; }
 
     GpuLock(const GpuLock&) = delete;
