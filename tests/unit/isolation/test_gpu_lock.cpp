@@ -235,3 +235,37 @@ TEST_CASE("every place: taken in order once each is free; meanwhile no exercise 
     exercise.join();
     CHECK_FALSE(placed_early);
 }
+
+// Red team 16b (should_fail until fixed): every_place waits place by place, with blocking flocks,
+// while exercise_place polls every place with LOCK_NB. An exercise that asks after a regrade alone
+// (or a calibration taken again) began to wait takes a free place further up, so the waiting side
+// is overtaken by each new exercise in its path: it waits for the other gradings' exercises to stop
+// starting, not only for those running when it asked (grading/src/grader.cpp grade_again_alone,
+// calibrated). Its intent, as hold()'s queue does for a timed case: one that asks after it goes after it.
+TEST_CASE("every place: an exercise that asks while every_place waits goes after it" * doctest::should_fail())
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("every_place_first").string(), "GPU-test"));
+    // Place 0 held by another grading's running exercise: every_place waits on it, holding nothing.
+    const std::string place0 = lock.path() + ".place0";
+    int busy = ::open(place0.c_str(), O_RDONLY | O_CREAT, 0666);
+    REQUIRE(busy >= 0);
+    REQUIRE(::flock(busy, LOCK_EX) == 0);
+    std::atomic<int> order{0};
+    int every_turn = 0, late_turn = 0;
+    std::thread regrade([&] {
+        const std::vector<GpuLock::Hold> every = lock.every_place(3);
+        every_turn = ++order;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // it waits on place 0
+    std::thread late([&] {
+        const GpuLock::Hold place = lock.exercise_place(3);  // places 1 and 2 are free
+        late_turn = ++order;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(order.load() == 0);  // neither went while the running exercise lasts
+    ::close(busy);
+    regrade.join();
+    late.join();
+    CHECK(every_turn == 1);
+    CHECK(late_turn == 2);
+}
