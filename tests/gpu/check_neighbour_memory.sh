@@ -9,9 +9,14 @@
 # grading; reference runners that cannot start stay failed; a timing alone that failed stays failed;
 # and an exercise "graded again alone" is alone only in its own grading, beside the same hog, and
 # that second grading counts.) Exits 77 (skipped) without a GPU or nvidia-smi; needs python3.
-#   check_neighbour_memory.sh GRADE ATTACK_DIR REFERENCE_DIR WORK_DIR
+#   check_neighbour_memory.sh GRADE ATTACK_DIR REFERENCE_DIR WORK_DIR [one]
+# With `one` (red team 16b), the neighbour is a grading of ONE exercise (scan_brent_kung), started as
+# the attacker's runner starts, before its hog (15 s after its first call): the neighbour calibrates
+# at once, its timings and its runner then meet the hog, and a grading of one exercise is never
+# graded again alone (grader.cpp: exercises_side_by_side, beside_others), whatever another
+# grading's runner did to it.
 set -u
-grade=$1 attack=$2 references=$3 work=$4
+grade=$1 attack=$2 references=$3 work=$4 mode=${5:-two}
 rm -rf "$work" && mkdir -p "$work"
 [ -e /dev/nvidiactl ] || { echo "skipped: no CUDA GPU"; exit 77; }
 command -v nvidia-smi >/dev/null || { echo "skipped: no nvidia-smi to see the GPU's memory"; exit 77; }
@@ -25,9 +30,10 @@ free_mib() { nvidia-smi -i "$gpu" --query-gpu=memory.free --format=csv,noheader,
 attacker=$!
 trap 'kill $attacker 2>/dev/null' EXIT
 
-# The neighbour starts once the attacker's runner holds the memory (within 120 s).
+# The neighbour starts once the attacker's runner holds the memory (within 120 s); with `one`, as
+# soon as the attacker's exercise has its place (its runner starting).
 waited=0
-while [ "$(free_mib)" -gt 2048 ]; do
+while if [ "$mode" = one ]; then ! grep -q " cases*)" "$work/attacker.log"; else [ "$(free_mib)" -gt 2048 ]; fi; do
     if ! kill -0 $attacker 2>/dev/null; then
         cat "$work/attacker.log"
         echo "FAIL: the attacker's grading ended before it held the GPU's memory"
@@ -37,11 +43,13 @@ while [ "$(free_mib)" -gt 2048 ]; do
     sleep 1
     waited=$((waited + 1))
 done
-echo "the attacker's runner holds the GPU's memory: $(free_mib) MiB free; grading the neighbour"
+echo "the attacker's runner started ($(free_mib) MiB of the GPU's memory free); grading the neighbour"
+exercises="--exercise scan_brent_kung --exercise reduce_sequential_addressing"
+[ "$mode" = one ] && exercises="--exercise scan_brent_kung"
 
 # The references' compiled code matches the hidden reference's: that must not cost (as gpu_references).
 printf '{"reference_match_costs_all": false}\n' >"$work/rubric.json"
-"$grade" --submission "$references" --exercise scan_brent_kung --exercise reduce_sequential_addressing \
+"$grade" --submission "$references" $exercises \
     --rubric "$work/rubric.json" --no-sandbox --work-dir "$work/neighbour" --output "$work/neighbour.json" >"$work/neighbour.log" 2>&1
 status=$?
 echo "--- the neighbour's grading (exit $status); GPU memory free at its end: $(free_mib) MiB"

@@ -1,7 +1,7 @@
 // ATTACK (red team 16, for check_neighbour_memory.sh): a submission whose runner takes the GPU's
 //      memory from ANOTHER student's grading on the same GPU (`grade class` grades two at once on
-//      each GPU, sharing its places: one per 3.5 GiB). On its first call the launcher takes all
-//      free GPU memory but 256 MiB (cudaMalloc in 1 GiB, then 64 MiB blocks, each written once) and
+//      each GPU, sharing its places: one per 3.5 GiB). 15 s after its first call (each call until
+//      then waits 1.5 s on the host clock) the launcher takes all free GPU memory but 256 MiB (cudaMalloc in 1 GiB, then 64 MiB blocks, each written once) and
 //      keeps it; for the first 90 s after that, every call also waits 1.5 s on the host clock (well
 //      inside the case's limit), so the runner, and the memory, live on through many cases. It then
 //      scans correctly, slowly, in what is left. Only calls an honest launcher makes (the CUDA
@@ -57,8 +57,15 @@ void hog_gpu_memory(std::size_t leave)
 void scan_kogge_stone(const float* in, float* out, int n)
 {
     using Clock = std::chrono::steady_clock;
-    static const Clock::time_point hogged_at = (hog_gpu_memory(std::size_t{256} << 20), Clock::now());
-    if (Clock::now() - hogged_at < std::chrono::seconds(90)) {
+    // The hog starts 15 s after the first call (red team 16b): a neighbour started at the runner's
+    // start has calibrated by then, and its own runner and timings meet the hog.
+    static const Clock::time_point first_call = Clock::now();
+    static Clock::time_point hogged_at{};
+    if (hogged_at == Clock::time_point{} && Clock::now() - first_call >= std::chrono::seconds(15)) {
+        hog_gpu_memory(std::size_t{256} << 20);
+        hogged_at = Clock::now();
+    }
+    if (hogged_at == Clock::time_point{} || Clock::now() - hogged_at < std::chrono::seconds(90)) {
         const Clock::time_point until = Clock::now() + std::chrono::milliseconds(1500);
         while (Clock::now() < until) {
         }
