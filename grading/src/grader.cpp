@@ -1009,22 +1009,24 @@ private:
         std::vector<std::size_t> again;
         for (std::size_t k = 0; k < files_.size(); ++k)
             if (rebuilt_[k] || (exercises_side_by_side() && results_[k].grade_again_alone)) again.push_back(k);
-        if (again.empty()) return;
-        // Alone on the GPU, not only in this grading: every place of the GPU first, so that no exercise
-        // of another grading (whose runner may hold the memory that ran out: red team 16) runs beside
-        // them. The wait is for those exercises to end, each within its own time limit.
-        std::vector<harness::GpuLock::Hold> every_place;
-        if (const int places = exercise_places(report_.calibration); environment_.gpu_lock != nullptr && places > 0) {
-            progress_ << "grade: waiting for every other exercise on this GPU (other gradings' too) to end, to grade "
-                      << again.size() << " exercise(s) again alone\n"
-                      << std::flush;
-            every_place = environment_.gpu_lock->every_place(places);
-        }
+        const int places = exercise_places(report_.calibration);
         for (const std::size_t k : again) {
+            // Alone on the GPU, not only in this grading: every place of the GPU first, so that no
+            // exercise of another grading (whose runner may hold the memory that ran out: red team 16)
+            // runs beside it. The wait is for the exercises running when it asked to end, each within
+            // its own time limit; the places are dropped after each exercise, so that other gradings
+            // take turns with a grading that has many to grade again (red team 16b).
             if (!rebuilt_[k])
                 progress_ << files_[k].exercise << ": a runner could not start or use the GPU (or its memory) beside "
                           << "the other exercises; grading it again, alone\n";
+            std::vector<harness::GpuLock::Hold> every_place;
             try {
+                if (environment_.gpu_lock != nullptr && places > 0) {
+                    progress_ << files_[k].exercise << ": waiting for every other exercise on this GPU (other "
+                              << "gradings' too) to end\n"
+                              << std::flush;
+                    every_place = environment_.gpu_lock->every_place(places);
+                }
                 // The reference's timings alone that failed beside the others are taken again first,
                 // with no runner of the submission alive (as at the start).
                 if (timings_[k])
@@ -1044,10 +1046,15 @@ private:
         }
     }
 
-    // Whether exercises are graded side by side: only then can one's failure be another's doing,
-    // and only then is an exercise graded again alone (a grading of one exercise, or at --parallel
-    // 1, has nothing beside it: what its runner reports, out of memory included, is its own).
-    bool exercises_side_by_side() const { return request_.parallel_exercises > 1 && files_.size() > 1; }
+    // Whether anything may run beside an exercise: other exercises of this grading, or, wherever the
+    // GPU lock is shared, other gradings (grade class grades two at once on a GPU; red team 16b: a
+    // grading of one exercise beside another's memory hog). Only then can its failure be another's
+    // doing, and only then is it graded again alone, once, holding every place: what its runner
+    // reports there, out of memory included, is its own.
+    bool exercises_side_by_side() const
+    {
+        return (request_.parallel_exercises > 1 && files_.size() > 1) || environment_.gpu_lock != nullptr;
+    }
 
     // The points, the clocks at the end, the time taken.
     GradeReport total()

@@ -40,8 +40,10 @@ void take(int fd, int operation, const std::string& path)
 
 }  // namespace
 
-GpuLock::GpuLock(const std::string& path) : path_(path), queue_path_(path + ".queue"), quiet_path_(path + ".quiet")
+GpuLock::GpuLock(const std::string& path)
+    : path_(path), queue_path_(path + ".queue"), quiet_path_(path + ".quiet"), gate_path_(path + ".gate")
 {
+    ::close(open_lock_file(gate_path_, true));
     ::close(open_lock_file(path_, true));
     ::close(open_lock_file(queue_path_, true));
     quiet_fd_ = open_lock_file(quiet_path_, true);
@@ -115,17 +117,28 @@ GpuLock::Hold GpuLock::exercise_place(int places) const
     places = std::max(places, 1);
     std::vector<int> fds;
     for (int k = 0; k < places; ++k) fds.push_back(open_lock_file(path_ + ".place" + std::to_string(k), true));
+    const int gate = open_lock_file(gate_path_, true);
     const int first = static_cast<int>(::getpid() % places);
     Hold held;
-    for (auto pause = std::chrono::milliseconds(5); held.fd_ < 0;
-         pause = std::min(2 * pause, std::chrono::milliseconds(100))) {
-        for (int i = 0; i < places && held.fd_ < 0; ++i) {
-            const int k = (first + i) % places;
-            if (::flock(fds[static_cast<std::size_t>(k)], LOCK_EX | LOCK_NB) == 0)
-                held.fd_ = fds[static_cast<std::size_t>(k)];
+    try {
+        for (auto pause = std::chrono::milliseconds(5); held.fd_ < 0;
+             pause = std::min(2 * pause, std::chrono::milliseconds(100))) {
+            // Through the gate (shared, for a moment): not while every_place takes the places.
+            take(gate, LOCK_SH, gate_path_);
+            for (int i = 0; i < places && held.fd_ < 0; ++i) {
+                const int k = (first + i) % places;
+                if (::flock(fds[static_cast<std::size_t>(k)], LOCK_EX | LOCK_NB) == 0)
+                    held.fd_ = fds[static_cast<std::size_t>(k)];
+            }
+            ::flock(gate, LOCK_UN);
+            if (held.fd_ < 0) std::this_thread::sleep_for(pause);
         }
-        if (held.fd_ < 0) std::this_thread::sleep_for(pause);
+    } catch (...) {
+        ::close(gate);
+        for (int fd : fds) ::close(fd);
+        throw;
     }
+    ::close(gate);
     for (int fd : fds)
         if (fd != held.fd_) ::close(fd);
     held.waited = std::chrono::steady_clock::now() - started;
@@ -135,6 +148,9 @@ GpuLock::Hold GpuLock::exercise_place(int places) const
 std::vector<GpuLock::Hold> GpuLock::every_place(int places) const
 {
     const auto started = std::chrono::steady_clock::now();
+    Hold gate;  // exclusively while the places are taken: no exercise gets one meanwhile
+    gate.fd_ = open_lock_file(gate_path_, true);
+    take(gate.fd_, LOCK_EX, gate_path_);
     std::vector<Hold> held;
     for (int k = 0; k < std::max(places, 1); ++k) {
         const std::string path = path_ + ".place" + std::to_string(k);

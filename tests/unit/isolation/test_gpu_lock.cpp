@@ -236,13 +236,13 @@ TEST_CASE("every place: taken in order once each is free; meanwhile no exercise 
     CHECK_FALSE(placed_early);
 }
 
-// Red team 16b (should_fail until fixed): every_place waits place by place, with blocking flocks,
-// while exercise_place polls every place with LOCK_NB. An exercise that asks after a regrade alone
-// (or a calibration taken again) began to wait takes a free place further up, so the waiting side
-// is overtaken by each new exercise in its path: it waits for the other gradings' exercises to stop
-// starting, not only for those running when it asked (grading/src/grader.cpp grade_again_alone,
-// calibrated). Its intent, as hold()'s queue does for a timed case: one that asks after it goes after it.
-TEST_CASE("every place: an exercise that asks while every_place waits goes after it" * doctest::should_fail())
+// Red team 16b: every_place waited place by place, with blocking flocks, while exercise_place polls
+// every place with LOCK_NB: an exercise that asked after a regrade alone (or a calibration taken
+// again) began to wait took a free place further up, so the waiting side was overtaken by each new
+// exercise in its path (grading/src/grader.cpp grade_again_alone, calibrated). Now every_place holds
+// the gate while it takes the places, and exercise_place looks only through the gate: one that
+// asks after it goes after it, as hold()'s queue does for a timed case.
+TEST_CASE("every place: an exercise that asks while every_place waits goes after it")
 {
     const GpuLock lock(harness::gpu_lock_path(fresh_dir("every_place_first").string(), "GPU-test"));
     // Place 0 held by another grading's running exercise: every_place waits on it, holding nothing.
@@ -256,7 +256,14 @@ TEST_CASE("every place: an exercise that asks while every_place waits goes after
         const std::vector<GpuLock::Hold> every = lock.every_place(3);
         every_turn = ++order;
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // it waits on place 0
+    // every_place holds the gate once it waits on place 0 (however long its thread took to start).
+    const int gate = ::open((lock.path() + ".gate").c_str(), O_RDONLY);
+    REQUIRE(gate >= 0);
+    while (::flock(gate, LOCK_SH | LOCK_NB) == 0) {
+        ::flock(gate, LOCK_UN);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ::close(gate);
     std::thread late([&] {
         const GpuLock::Hold place = lock.exercise_place(3);  // places 1 and 2 are free
         late_turn = ++order;

@@ -66,7 +66,10 @@ public:
     // other grading runs on this GPU, and none starts, until they are dropped. For what must run
     // with the GPU's memory to itself (an exercise graded again alone, a calibration that ran out
     // of memory beside another grading's runner). In order, so that two such never deadlock; an
-    // exercise holds one place and never waits for another, so it never deadlocks with them.
+    // exercise holds one place and never waits for another, so it never deadlocks with them. The
+    // gate (<path>.gate, held exclusively while the places are taken; exercise_place looks for a
+    // free place only through it) keeps an exercise that asks meanwhile from overtaking it: the
+    // wait is for the exercises running when it asked.
     std::vector<Hold> every_place(int places) const;
     // The most places a GPU has (the grader's count is clamped to it): every_place(most_places)
     // takes them all where the count is unknown.
@@ -81,6 +84,7 @@ private:
     std::string path_;
     std::string queue_path_;  // <path>.queue: where holds line up, so a timed case is never overtaken
     std::string quiet_path_;  // <path>.quiet: held exclusively while repetitions are timed
+    std::string gate_path_;   // <path>.gate: every_place holds it while it takes the places
     int quiet_fd_ = -1;       // shared by the checking threads, which take it shared only to wait
 };
 
