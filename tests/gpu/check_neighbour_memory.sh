@@ -4,17 +4,18 @@
 # GPU's places, one per 3.5 GiB, which bound how many exercises run, not the memory a runner
 # takes). The attacker (neighbour_memory_hog/scan_kogge_stone.cu) is graded first; once it holds
 # the GPU's memory (nvidia-smi), the neighbour, two copies of references, is graded beside it.
-# The neighbour must lose nothing: every exercise full marks. (What the code does instead, traced in
-# the red team's report: its timing server cannot calibrate, so no speed case is timed in the whole
-# grading; reference runners that cannot start stay failed; a timing alone that failed stays failed;
-# and an exercise "graded again alone" is alone only in its own grading, beside the same hog, and
-# that second grading counts.) Exits 77 (skipped) without a GPU or nvidia-smi; needs python3.
+# The neighbour must lose nothing: every exercise full marks. (What the code did before session 16's
+# fixes, traced in the red team's report: its timing server could not calibrate, so no speed case was
+# timed in the whole grading; reference runners that could not start stayed failed; a timing alone
+# that failed stayed failed; and an exercise "graded again alone" was alone only in its own grading,
+# beside the same hog. Now a failed calibration and each regrade alone wait for every place of the
+# GPU: grader.cpp calibrated(), grade_again_alone.) Exits 77 (skipped) without a GPU or nvidia-smi;
+# needs python3.
 #   check_neighbour_memory.sh GRADE ATTACK_DIR REFERENCE_DIR WORK_DIR [one]
 # With `one` (red team 16b), the neighbour is a grading of ONE exercise (scan_brent_kung), started as
 # the attacker's runner starts, before its hog (15 s after its first call): the neighbour calibrates
-# at once, its timings and its runner then meet the hog, and a grading of one exercise is never
-# graded again alone (grader.cpp: exercises_side_by_side, beside_others), whatever another
-# grading's runner did to it.
+# at once, and its timings and its runner then meet the hog. Such a grading was never graded again
+# alone; now, where the GPU lock is shared, it is (grader.cpp: exercises_side_by_side).
 set -u
 grade=$1 attack=$2 references=$3 work=$4 mode=${5:-two}
 rm -rf "$work" && mkdir -p "$work"
