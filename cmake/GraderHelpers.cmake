@@ -10,6 +10,7 @@ function(grader_add_unit_test NAME)
   endif()
   add_executable(${NAME} ${ARG_SOURCES})
   target_link_libraries(${NAME} PRIVATE grader_doctest_main doctest::doctest ${ARG_LIBS})
+  target_precompile_headers(${NAME} REUSE_FROM grader_test_pch)  # tests/CMakeLists.txt
   # PARTS "1:11" "12:": one CTest entry per range of the program's test cases (doctest's --first
   # and --last), so that a long program's cases share the machine's cores.
   set(tests "")
