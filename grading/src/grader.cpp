@@ -691,7 +691,7 @@ public:
         start_the_builds();
         start_the_timing_server();
         time_the_references_alone();
-        grade_the_exercises_side_by_side();
+        grade_the_others_may_run_beside();
         wait_for_the_builds();
         build_starved_files_again();
         grade_again_alone();
@@ -919,7 +919,7 @@ private:
     // Exercises are graded side by side, `parallel_exercises` at once in order_: their correctness
     // phases share the GPU, their speed cases take it in turn (the GPU lock), and each prints its
     // lines whole, in the files' order.
-    void grade_the_exercises_side_by_side()
+    void grade_the_others_may_run_beside()
     {
         // Orphans a submission leaves behind (setsid, double fork) are re-parented here and killed.
         harness::become_subreaper();
@@ -950,7 +950,7 @@ private:
         const double began = since_start();
         try {
             results_[k] = grade_exercise({request_, environment_, exercise, files_[k], build, timer_of(k),
-                                          report_.calibration, exercises_side_by_side(), link_timer_of(k)},
+                                          report_.calibration, others_may_run_beside(), link_timer_of(k)},
                                          out);
         } catch (const std::exception& e) {
             ExerciseResult failed;
@@ -1008,7 +1008,7 @@ private:
     {
         std::vector<std::size_t> again;
         for (std::size_t k = 0; k < files_.size(); ++k)
-            if (rebuilt_[k] || (exercises_side_by_side() && results_[k].grade_again_alone)) again.push_back(k);
+            if (rebuilt_[k] || (others_may_run_beside() && results_[k].grade_again_alone)) again.push_back(k);
         const int places = exercise_places(report_.calibration);
         for (const std::size_t k : again) {
             // Alone on the GPU, not only in this grading: every place of the GPU first, so that no
@@ -1051,7 +1051,7 @@ private:
     // grading of one exercise beside another's memory hog). Only then can its failure be another's
     // doing, and only then is it graded again alone, once, holding every place: what its runner
     // reports there, out of memory included, is its own.
-    bool exercises_side_by_side() const
+    bool others_may_run_beside() const
     {
         return (request_.parallel_exercises > 1 && files_.size() > 1) || environment_.gpu_lock != nullptr;
     }

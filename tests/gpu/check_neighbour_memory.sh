@@ -15,7 +15,7 @@
 # With `one` (red team 16b), the neighbour is a grading of ONE exercise (scan_brent_kung), started as
 # the attacker's runner starts, before its hog (15 s after its first call): the neighbour calibrates
 # at once, and its timings and its runner then meet the hog. Such a grading was never graded again
-# alone; now, where the GPU lock is shared, it is (grader.cpp: exercises_side_by_side).
+# alone; now, where the GPU lock is shared, it is (grader.cpp: others_may_run_beside).
 set -u
 grade=$1 attack=$2 references=$3 work=$4 mode=${5:-two}
 rm -rf "$work" && mkdir -p "$work"

@@ -117,28 +117,27 @@ GpuLock::Hold GpuLock::exercise_place(int places) const
     places = std::max(places, 1);
     std::vector<int> fds;
     for (int k = 0; k < places; ++k) fds.push_back(open_lock_file(path_ + ".place" + std::to_string(k), true));
-    const int gate = open_lock_file(gate_path_, true);
+    Hold gate;
+    gate.fd_ = open_lock_file(gate_path_, true);
     const int first = static_cast<int>(::getpid() % places);
     Hold held;
     try {
         for (auto pause = std::chrono::milliseconds(5); held.fd_ < 0;
              pause = std::min(2 * pause, std::chrono::milliseconds(100))) {
             // Through the gate (shared, for a moment): not while every_place takes the places.
-            take(gate, LOCK_SH, gate_path_);
+            take(gate.fd_, LOCK_SH, gate_path_);
             for (int i = 0; i < places && held.fd_ < 0; ++i) {
                 const int k = (first + i) % places;
                 if (::flock(fds[static_cast<std::size_t>(k)], LOCK_EX | LOCK_NB) == 0)
                     held.fd_ = fds[static_cast<std::size_t>(k)];
             }
-            ::flock(gate, LOCK_UN);
+            ::flock(gate.fd_, LOCK_UN);
             if (held.fd_ < 0) std::this_thread::sleep_for(pause);
         }
     } catch (...) {
-        ::close(gate);
         for (int fd : fds) ::close(fd);
         throw;
     }
-    ::close(gate);
     for (int fd : fds)
         if (fd != held.fd_) ::close(fd);
     held.waited = std::chrono::steady_clock::now() - started;
