@@ -1,18 +1,45 @@
 # Helper functions so that each test is one line in its CMakeLists.txt.
 
-# grader_add_unit_test(NAME SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds] [END_TO_END] [PARTS a:b c:])
-# A doctest executable with the shared main, registered with CTest (label host; END_TO_END: also
-# end_to_end, for tests that run `grade` itself).
+# grader_add_unit_test(NAME PROGRAM program SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds] [END_TO_END]
+#                      [PARTS a:b c:])
+# A CTest entry (label host; END_TO_END: also end_to_end, for tests that run `grade` itself or the real
+# nvcc many times) that runs the test cases of SOURCES in PROGRAM, the one doctest program of its
+# folder (tests/unit/<folder>/, as the product's folders): the first entry of a folder makes the
+# program, each adds its files. The program is a unity build (GRADER_UNITY_TESTS): one folder's files
+# compiled in a few translation units share doctest's and nlohmann::json's template instantiations,
+# less than half the CPU of one compile per file (24.4 to 10.8 s on six of grading/'s files, session
+# 17), which CI's two cores feel. Each entry runs its own files' cases only (doctest's --source-file),
+# in a process of its own; the shared main fails a run that matched no case (doctest_main.cpp), so a
+# wrong filter cannot pass for an empty test. Compile definitions and dependencies an entry's files
+# need go on PROGRAM.
+option(GRADER_UNITY_TESTS "Compile each folder's test files in a few translation units (quicker clean builds; OFF: one per file, quicker to rebuild after editing one)" ON)
 function(grader_add_unit_test NAME)
-  cmake_parse_arguments(ARG "END_TO_END" "TIMEOUT" "SOURCES;LIBS;PARTS" ${ARGN})
+  cmake_parse_arguments(ARG "END_TO_END" "TIMEOUT;PROGRAM" "SOURCES;LIBS;PARTS" ${ARGN})
+  if(NOT ARG_PROGRAM)
+    message(FATAL_ERROR "grader_add_unit_test(${NAME}): PROGRAM, the folder's test program, is missing")
+  endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
-  add_executable(${NAME} ${ARG_SOURCES})
-  target_link_libraries(${NAME} PRIVATE grader_doctest_main doctest::doctest ${ARG_LIBS})
-  target_precompile_headers(${NAME} REUSE_FROM grader_test_pch)  # tests/CMakeLists.txt
-  # PARTS "1:11" "12:": one CTest entry per range of the program's test cases (doctest's --first
-  # and --last), so that a long program's cases share the machine's cores.
+  if(NOT TARGET ${ARG_PROGRAM})
+    add_executable(${ARG_PROGRAM})
+    target_link_libraries(${ARG_PROGRAM} PRIVATE grader_doctest_main doctest::doctest)
+    target_precompile_headers(${ARG_PROGRAM} REUSE_FROM grader_test_pch)  # tests/CMakeLists.txt
+    set_target_properties(${ARG_PROGRAM} PROPERTIES UNITY_BUILD ${GRADER_UNITY_TESTS})
+  endif()
+  target_sources(${ARG_PROGRAM} PRIVATE ${ARG_SOURCES})
+  target_link_libraries(${ARG_PROGRAM} PRIVATE ${ARG_LIBS})
+  # The entry's own test cases: doctest matches each case's file (its __FILE__, the full path, in a
+  # unity build too) against these patterns.
+  set(patterns "")
+  foreach(source ${ARG_SOURCES})
+    get_filename_component(file_name ${source} NAME)
+    list(APPEND patterns "*/${file_name}")
+  endforeach()
+  list(JOIN patterns "," patterns)
+  set(run ${ARG_PROGRAM} --source-file=${patterns})
+  # PARTS "1:11" "12:": one CTest entry per range of the entry's test cases (doctest's --first and
+  # --last, counted among the cases of its files), so that a long one's cases share the machine's cores.
   set(tests "")
   if(ARG_PARTS)
     set(part 0)
@@ -25,11 +52,11 @@ function(grader_add_unit_test NAME)
       if(NOT last STREQUAL "")
         list(APPEND range_args --last=${last})
       endif()
-      add_test(NAME ${NAME}_part${part} COMMAND ${NAME} ${range_args})
+      add_test(NAME ${NAME}_part${part} COMMAND ${run} ${range_args})
       list(APPEND tests ${NAME}_part${part})
     endforeach()
   else()
-    add_test(NAME ${NAME} COMMAND ${NAME})
+    add_test(NAME ${NAME} COMMAND ${run})
     set(tests ${NAME})
   endif()
   if(ARG_END_TO_END)

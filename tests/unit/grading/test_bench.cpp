@@ -128,7 +128,7 @@ json::reference row_of(json& bench, const std::string& exercise, std::int64_t si
     return bench;
 }
 
-CommandLine parse(std::vector<std::string> args)
+CommandLine parse_bench_command(std::vector<std::string> args)
 {
     args.insert(args.begin(), "grade");
     GradeOptions defaults;
@@ -179,7 +179,7 @@ BenchRun run(const BenchCommand& command, const DeviceState& device = fake_gpu()
 
 TEST_CASE("grade bench: its options, and grading's refused beside it")
 {
-    const CommandLine defaults = parse({"bench"});
+    const CommandLine defaults = parse_bench_command({"bench"});
     INFO(defaults.message);
     REQUIRE(defaults.bench);
     CHECK_FALSE(defaults.grade);
@@ -189,7 +189,7 @@ TEST_CASE("grade bench: its options, and grading's refused beside it")
     CHECK(defaults.bench->output_dir == ".");
     CHECK(defaults.bench->reference_runner == "/opt/grader/bin/grader_reference_runner");
 
-    const CommandLine asked = parse({"bench", "--sizes", "1000000,4096", "--reps", "5", "--exercise",
+    const CommandLine asked = parse_bench_command({"bench", "--sizes", "1000000,4096", "--reps", "5", "--exercise",
                                      "conv2d_tiled,scan_hierarchical", "--output-dir", "/tmp", "--reference-runner",
                                      "ref", "--gpu-lock-dir", "/run/lock", "--time-limit", "90"});
     INFO(asked.message);
@@ -219,7 +219,7 @@ TEST_CASE("grade bench: its options, and grading's refused beside it")
              {{"--submission", "/tmp", "bench"}, "--submission"},
              {{"--reps", "5", "bench"}, "--reps"},
          }) {
-        const CommandLine refused = parse(args);
+        const CommandLine refused = parse_bench_command(args);
         INFO(refused.message);
         CHECK_FALSE(refused.bench);
         CHECK_FALSE(refused.grade);
@@ -228,12 +228,12 @@ TEST_CASE("grade bench: its options, and grading's refused beside it")
         CHECK(refused.message.find("grade bench --help") != std::string::npos);
     }
 
-    const CommandLine help = parse({"bench", "--sizes", "0", "--help"});
+    const CommandLine help = parse_bench_command({"bench", "--sizes", "0", "--help"});
     CHECK(help.exit_code == exit_success);
     CHECK_FALSE(help.bench);
     CHECK(help.message.find("--sizes") != std::string::npos);
     CHECK(help.message.find("Exit codes") != std::string::npos);
-    CHECK(parse({"--help"}).message.find("bench") != std::string::npos);
+    CHECK(parse_bench_command({"--help"}).message.find("bench") != std::string::npos);
 }
 
 TEST_CASE("the reference runner's JSON: every exercise and size, verified, with positive numbers")

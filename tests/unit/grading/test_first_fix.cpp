@@ -48,7 +48,7 @@ CaseResult named_mistake(int index, std::int64_t n)
     return c;
 }
 
-ExerciseResult graded(std::vector<CaseResult> cases)
+ExerciseResult graded_hierarchical(std::vector<CaseResult> cases)
 {
     ExerciseResult e;
     e.name = "scan_hierarchical";
@@ -63,7 +63,7 @@ using test_support::contains;
 
 TEST_CASE("the smallest failing case is chosen, with its clearest finding and its rerun command")
 {
-    const ExerciseResult e = graded({passing(0, 1), named_mistake(1, 1 << 20), named_mistake(2, 1025),
+    const ExerciseResult e = graded_hierarchical({passing(0, 1), named_mistake(1, 1 << 20), named_mistake(2, 1025),
                                      failing(3, 4096, CaseStatus::crashed, "the runner crashed (signal 11)")});
     CHECK(first_fix(e) ==
           "Fix first: n=1025/int (the smallest failing case): each 1024-element section holds the scan of its own "
@@ -85,15 +85,15 @@ TEST_CASE("at one size the clearer failure wins: a crash, a named mistake, eleme
                                "the cases after this one ran in a fresh process"});
     cuda.detail = {{"error", "cudaErrorIllegalAddress"}};
 
-    CHECK(contains(first_fix(graded({wrong})), "n=2048/int (the smallest failing case): 5 of 2,048 output element(s) "
+    CHECK(contains(first_fix(graded_hierarchical({wrong})), "n=2048/int (the smallest failing case): 5 of 2,048 output element(s) "
                                                "wrong; first wrong element: out[7] = 1, expected 2. Rerun it:"));
-    CHECK(contains(first_fix(graded({wrong, unwritten})), "): the last 64 element(s) were never written"));
-    CHECK(contains(first_fix(graded({wrong, unwritten, mistake})), "): each 1024-element section holds"));
+    CHECK(contains(first_fix(graded_hierarchical({wrong, unwritten})), "): the last 64 element(s) were never written"));
+    CHECK(contains(first_fix(graded_hierarchical({wrong, unwritten, mistake})), "): each 1024-element section holds"));
     // The crash is listed last and still chosen; its CUDA error explained as the case line explains it.
-    CHECK(contains(first_fix(graded({wrong, unwritten, mistake, cuda})),
+    CHECK(contains(first_fix(graded_hierarchical({wrong, unwritten, mistake, cuda})),
                    "): cudaErrorIllegalAddress during the launch: a kernel read or wrote outside any allocation"));
     // A smaller case wins over a clearer one.
-    CHECK(contains(first_fix(graded({cuda, failing(4, 1025, CaseStatus::wrong, "2 of 1,025 output element(s) wrong")})),
+    CHECK(contains(first_fix(graded_hierarchical({cuda, failing(4, 1025, CaseStatus::wrong, "2 of 1,025 output element(s) wrong")})),
                    "n=1025/int (the smallest failing case): 2 of 1,025"));
 }
 
@@ -104,14 +104,14 @@ TEST_CASE("a hang or a crash is explained by the judge's sentence; a case never 
                 {"the kernel did not finish: an infinite loop, a loop whose condition never changes, or a "
                  "__syncthreads() that not every thread of the block reaches"});
     const CaseResult not_run = failing(0, 1, CaseStatus::not_run, "an earlier case ended the runner");
-    CHECK(contains(first_fix(graded({not_run, timeout})),
+    CHECK(contains(first_fix(graded_hierarchical({not_run, timeout})),
                    "n=65536/int (the smallest failing case): stopped by the time limit (10 s): the kernel did not finish"));
-    CHECK(contains(first_fix(graded({not_run})), "n=1/int (the smallest failing case): an earlier case ended the runner"));
+    CHECK(contains(first_fix(graded_hierarchical({not_run})), "n=1/int (the smallest failing case): an earlier case ended the runner"));
 }
 
 TEST_CASE("nothing to fix: every case passed, or no file submitted")
 {
-    CHECK(first_fix(graded({passing(0, 1), passing(1, 1025)})).empty());
+    CHECK(first_fix(graded_hierarchical({passing(0, 1), passing(1, 1025)})).empty());
     ExerciseResult missing;
     missing.name = "conv1d_tiled";
     missing.message = "no conv1d_tiled.cu in the submission";
@@ -141,7 +141,7 @@ TEST_CASE("one line of bounded length, whatever the submission's text holds")
 {
     CaseResult thrown = failing(0, 8, CaseStatus::exception, "a C++ exception (std::runtime_error) escaped",
                                 {"line one\nline two\r\t" + std::string(5000, 'x')});
-    const std::string fix = first_fix(graded({thrown}));
+    const std::string fix = first_fix(graded_hierarchical({thrown}));
     CHECK(contains(fix, "escaped: line one line two"));
     CHECK(fix.find('\n') == std::string::npos);
     CHECK(fix.size() < 700);
@@ -150,7 +150,7 @@ TEST_CASE("one line of bounded length, whatever the submission's text holds")
 TEST_CASE("the console prints one line per exercise to fix, under the table")
 {
     GradeReport report;
-    report.exercises = {graded({passing(0, 1)}), graded({named_mistake(0, 1025)})};
+    report.exercises = {graded_hierarchical({passing(0, 1)}), graded_hierarchical({named_mistake(0, 1025)})};
     report.exercises[1].name = "scan_brent_kung";
     std::ostringstream out;
     print_first_fixes(report, out);
@@ -163,7 +163,7 @@ TEST_CASE("results.json carries first_fix per exercise and passes the schema")
 {
     GradeReport report;
     report.started_at = "2026-11-26T23:00:00Z";
-    report.exercises = {graded({passing(0, 1), named_mistake(1, 1025)}), graded({passing(0, 1)})};
+    report.exercises = {graded_hierarchical({passing(0, 1), named_mistake(1, 1025)}), graded_hierarchical({passing(0, 1)})};
     report.exercises[1].name = "scan_kogge_stone";
     const nlohmann::json j = to_json(report);
     CHECK(j["exercises"][0]["first_fix"] == first_fix(report.exercises[0]));
@@ -184,13 +184,13 @@ TEST_CASE("a hidden case is never named: the smallest failing visible case is, e
     hidden_small.label = "hidden/n=17/int";
     SUBCASE("a visible case fails too: it is named, the hidden one is not")
     {
-        const std::string fix = first_fix(graded({hidden_small, named_mistake(1, 1025)}));
+        const std::string fix = first_fix(graded_hierarchical({hidden_small, named_mistake(1, 1025)}));
         CHECK(contains(fix, "n=1025/int"));
         CHECK_FALSE(contains(fix, "17"));
     }
     SUBCASE("only the hidden case fails: its status, never its label, size or rerun command")
     {
-        const std::string fix = first_fix(graded({hidden_small, passing(1, 1025)}));
+        const std::string fix = first_fix(graded_hierarchical({hidden_small, passing(1, 1025)}));
         CHECK(contains(fix, "a hidden case fails"));
         CHECK_FALSE(contains(fix, "17"));
         CHECK_FALSE(contains(fix, "--case"));

@@ -14,6 +14,7 @@
 #include "grading/status.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
+#include "support/test_support.hpp"
 
 using namespace grading;
 namespace fs = std::filesystem;
@@ -48,10 +49,7 @@ ExerciseResult graded(std::vector<CaseResult> cases)
     return e;
 }
 
-nlohmann::json schema()
-{
-    return nlohmann::json::parse(std::ifstream(GRADER_SCHEMA_FILE));
-}
+using test_support::results_schema;
 
 }  // namespace
 
@@ -195,19 +193,19 @@ TEST_CASE("results JSON matches the published schema, and the schema rejects a f
     report.exercises.push_back(missing);
     const nlohmann::json doc = to_json(report);
     CHECK(doc["exercises"][1]["code_checks"].is_null());  // not built: nothing was checked
-    const auto errors = validate_json_schema(schema(), doc);
+    const auto errors = validate_json_schema(results_schema(), doc);
     for (const auto& error : errors) MESSAGE(error.instance_path << ": " << error.message);
     CHECK(errors.empty());
 
     nlohmann::json forged = doc;
     forged["exercises"][0]["status"] = "full_marks";
     forged["exercises"][0]["cases"][0]["bonus"] = 5;
-    CHECK(validate_json_schema(schema(), forged).size() == 2);
+    CHECK(validate_json_schema(results_schema(), forged).size() == 2);
     nlohmann::json unchecked = doc;
     unchecked["exercises"][0]["code_checks"]["reference"]["overlap"] = 1.5;
     unchecked["exercises"][0]["code_checks"]["mode"] = "ignore";
     std::string paths;
-    for (const auto& error : validate_json_schema(schema(), unchecked)) paths += error.instance_path + " ";
+    for (const auto& error : validate_json_schema(results_schema(), unchecked)) paths += error.instance_path + " ";
     CHECK(paths.find("/exercises/0/code_checks/reference/overlap") != std::string::npos);
     CHECK(paths.find("/exercises/0/code_checks/mode") != std::string::npos);
 }
@@ -216,7 +214,7 @@ TEST_CASE("results JSON matches the published schema, and the schema rejects a f
 // other would write results that fail validation, or a schema that admits what we never write.
 TEST_CASE("the schema's status, data and exercise enums list exactly the values the code has")
 {
-    const nlohmann::json s = schema();
+    const nlohmann::json s = results_schema();
     const nlohmann::json& defs = s.contains("$defs") ? s.at("$defs") : s.at("definitions");
     auto enum_at = [&](const char* definition, const char* property) {
         auto values = defs.at(definition).at("properties").at(property).at("enum").get<std::vector<std::string>>();

@@ -50,10 +50,7 @@ const harness::Exercise& exercise(const std::string& name)
     return *harness::find_exercise(name);
 }
 
-json schema()
-{
-    return json::parse(std::ifstream(GRADER_SCHEMA_FILE));
-}
+using test_support::results_schema;
 
 using test_support::file_text;
 
@@ -285,7 +282,7 @@ TEST_CASE("the student's view says of a hidden case whether it passed and its st
 {
     const GradeReport report = report_with_hidden_cases();
     const json instructors = to_json(report);
-    for (const auto& error : validate_json_schema(schema(), instructors)) FAIL(error.instance_path << ": " << error.message);
+    for (const auto& error : validate_json_schema(results_schema(), instructors)) FAIL(error.instance_path << ": " << error.message);
     const std::string full = instructors.dump();
     CHECK(full.find("n=777777/int") != std::string::npos);  // the instructor's record has everything
     CHECK(full.find("spy: case") != std::string::npos);
@@ -293,7 +290,7 @@ TEST_CASE("the student's view says of a hidden case whether it passed and its st
 
     const GradeReport view = student_view(report);
     const json students = to_json(view);
-    for (const auto& error : validate_json_schema(schema(), students)) FAIL(error.instance_path << ": " << error.message);
+    for (const auto& error : validate_json_schema(results_schema(), students)) FAIL(error.instance_path << ": " << error.message);
     CHECK(students["hidden_cases"]["redacted"] == true);
     CHECK(students["hidden_cases"]["secret_id"].is_null());
     const json& visible = students["exercises"][0]["cases"];
@@ -356,7 +353,7 @@ TEST_CASE("every student-facing format is written from the student's view")
     // The console names hidden cases: Gradescope never shows it to students while there are any.
     CHECK(json::parse(file_text(requests.gradescope))["stdout_visibility"] == "hidden");
     const json students = json::parse(file_text(requests.student_results));
-    for (const auto& error : validate_json_schema(schema(), students)) FAIL(error.instance_path << ": " << error.message);
+    for (const auto& error : validate_json_schema(results_schema(), students)) FAIL(error.instance_path << ": " << error.message);
     fs::remove_all(dir);
 }
 
@@ -390,7 +387,7 @@ TEST_CASE("with hidden cases the student's view holds no clock a hidden case's r
         }
     }
     const json students = to_json(view);
-    for (const auto& error : validate_json_schema(schema(), students)) FAIL(error.instance_path << ": " << error.message);
+    for (const auto& error : validate_json_schema(results_schema(), students)) FAIL(error.instance_path << ": " << error.message);
     for (const char* clock : {"43.125", "41.125", "2.0625", "3.125", "7.75", "9.875"})
         CHECK_MESSAGE(students.dump().find(clock) == std::string::npos, clock);
     // The speed case's timing stays: it is what its points are.

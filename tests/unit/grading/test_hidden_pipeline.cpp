@@ -104,14 +104,11 @@ const json& case_labelled(const json& results, const std::string& label)
     throw;
 }
 
-json schema()
-{
-    return json::parse(file_text(GRADER_SCHEMA_FILE));
-}
+using test_support::results_schema;
 
 void check_schema(const json& document, const std::string& what)
 {
-    for (const auto& error : grading::validate_json_schema(schema(), document))
+    for (const auto& error : grading::validate_json_schema(results_schema(), document))
         FAIL(what << error.instance_path << ": " << error.message);
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "grading/json_schema.hpp"
+#include "support/test_support.hpp"
 #include "grading/report.hpp"
 #include "harness/timing/stopping_rule.hpp"
 #include "grading/rubric.hpp"
@@ -23,11 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-const json& results_schema()
-{
-    static const json schema = json::parse(std::ifstream(GRADER_SCHEMA_FILE));
-    return schema;
-}
+using test_support::results_schema;
 
 // One graded exercise with a timed case (timing object) and an untimed one (timing null), as to_json writes it.
 json valid_report()
@@ -230,7 +227,8 @@ TEST_CASE("the schemas use only keywords proven above, and nothing beside a $ref
         "type",    "required", "enum", "const", "additionalProperties", "properties", "minimum", "maximum", "minLength",
         "pattern", "items",    "$ref", "anyOf", "exclusiveMinimum"};
     static const std::set<std::string> annotations = {"$schema", "$id", "$defs", "title", "description"};
-    for (const json* checked : {&results_schema(), &grading::rubric_schema()}) {
+    const json results = results_schema();
+    for (const json* checked : {&results, &grading::rubric_schema()}) {
         for_each_subschema(*checked, "#", [&](const std::string& at, const json& schema) {
             if (schema.is_boolean()) return;
             for (const auto& [keyword, value] : schema.items()) {

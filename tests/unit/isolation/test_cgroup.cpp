@@ -38,19 +38,7 @@ std::string read_all(const std::string& path)
 
 using test_support::contains;
 
-struct TempFile {
-    std::string path;
-    TempFile()
-    {
-        std::string pattern = "/tmp/harness-cgroup-test-XXXXXX";
-        const int fd = ::mkstemp(pattern.data());
-        REQUIRE(fd >= 0);
-        ::close(fd);
-        path = pattern;
-    }
-    ~TempFile() { ::unlink(path.c_str()); }
-    std::string text() const { return harness::read_file_tail(path, 1 << 20); }
-};
+using test_support::TempFile;
 
 // Reads `fd` until end of file or the deadline; true at end of file.
 bool reaches_end(int fd, Clock::time_point deadline)

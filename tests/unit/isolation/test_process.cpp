@@ -34,20 +34,7 @@ double seconds_since(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// A fresh temporary file name, removed at the end of the test.
-struct TempFile {
-    std::string path;
-    TempFile()
-    {
-        std::string pattern = "/tmp/harness-test-XXXXXX";
-        int fd = ::mkstemp(pattern.data());
-        REQUIRE(fd >= 0);
-        ::close(fd);
-        path = pattern;
-    }
-    ~TempFile() { ::unlink(path.c_str()); }
-    std::string text() const { return harness::read_file_tail(path, 1 << 20); }
-};
+using test_support::TempFile;
 
 // Dead means gone from /proc, or a zombie waiting for whoever inherited it to reap it.
 bool is_dead(int pid)

@@ -11,6 +11,9 @@
 
 #include <unistd.h>
 
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
 namespace test_support {
 
 inline bool contains(const std::string& text, const std::string& part)
@@ -56,6 +59,32 @@ inline std::filesystem::path fresh_dir(const std::string& name)
     std::filesystem::create_directories(dir);
     return dir;
 }
+
+// A fresh temporary file (mkstemp under /tmp), removed at the end of the test: where a child
+// process's output goes.
+struct TempFile {
+    std::string path;
+    TempFile()
+    {
+        std::string pattern = "/tmp/grader-test-XXXXXX";
+        const int fd = ::mkstemp(pattern.data());
+        REQUIRE(fd >= 0);
+        ::close(fd);
+        path = pattern;
+    }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    ~TempFile() { ::unlink(path.c_str()); }
+    std::string text() const { return file_text(path); }
+};
+
+#ifdef GRADER_SCHEMA_FILE
+// grading/results.schema.json, for the tests whose program defines GRADER_SCHEMA_FILE.
+inline nlohmann::json results_schema()
+{
+    return nlohmann::json::parse(file_text(GRADER_SCHEMA_FILE));
+}
+#endif
 
 #ifdef GRADER_FIXTURE_DIR
 // The path of a fixture program (tests/fixtures), for the tests whose target defines GRADER_FIXTURE_DIR.

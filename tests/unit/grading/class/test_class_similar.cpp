@@ -50,7 +50,7 @@ json results_with(const std::vector<std::string>& ops, bool matches_reference = 
                {"cases", json::array()}}}}};
 }
 
-StudentFolder student(const std::string& name, std::optional<json> results)
+StudentFolder graded_student(const std::string& name, std::optional<json> results)
 {
     StudentFolder f;
     f.record.name = name;
@@ -74,19 +74,19 @@ TEST_CASE("near-identical kernels: a copy listed with its similarity; independen
     std::vector<std::string> edited = own;  // the copy with a few instructions changed
     edited[40] = "changed.u32";
     const std::vector<StudentFolder> folders = {
-        student("alice", results_with(joined(own, reference))),
-        student("bob", results_with(joined(own, reference))),  // the same code, renamed: the same opcodes
-        student("carol", results_with(joined(edited, reference))),
-        student("dave", results_with(joined(opcodes("dave", 80), reference))),  // written independently
-        student("stub1", results_with({"ret"})),                                // unchanged stubs: empty kernels
-        student("stub2", results_with({"ret"})),
-        student("ref1", results_with(reference)),  // the reference itself: nothing of its own
-        student("ref2", results_with(reference)),
+        graded_student("alice", results_with(joined(own, reference))),
+        graded_student("bob", results_with(joined(own, reference))),  // the same code, renamed: the same opcodes
+        graded_student("carol", results_with(joined(edited, reference))),
+        graded_student("dave", results_with(joined(opcodes("dave", 80), reference))),  // written independently
+        graded_student("stub1", results_with({"ret"})),                                // unchanged stubs: empty kernels
+        graded_student("stub2", results_with({"ret"})),
+        graded_student("ref1", results_with(reference)),  // the reference itself: nothing of its own
+        graded_student("ref2", results_with(reference)),
         // Both match the reference's compiled code (already a problem): their own shared code is not listed.
-        student("paste1", results_with(joined(reference, opcodes("glue", 40)), true)),
-        student("paste2", results_with(joined(reference, opcodes("glue", 40)), true)),
-        student("broken", results_with(own, false, "compile_error")),  // not built: no code to compare
-        student("absent", std::nullopt),
+        graded_student("paste1", results_with(joined(reference, opcodes("glue", 40)), true)),
+        graded_student("paste2", results_with(joined(reference, opcodes("glue", 40)), true)),
+        graded_student("broken", results_with(own, false, "compile_error")),  // not built: no code to compare
+        graded_student("absent", std::nullopt),
     };
     const json class_results = grading::class_results(folders, {"conv1d_tiled"});
     const json conv = pairs_of(class_results, "conv1d_tiled");
@@ -134,8 +134,8 @@ TEST_CASE("near-identical kernels: none found says so; results without fingerpri
     json old = results_with(opcodes("old", 50));
     old["exercises"][0].erase("fingerprint");
     const json class_results = grading::class_results(
-        {student("a", results_with(joined(opcodes("a", 60), reference))),
-         student("b", results_with(joined(opcodes("b", 60), reference))), student("old", old)},
+        {graded_student("a", results_with(joined(opcodes("a", 60), reference))),
+         graded_student("b", results_with(joined(opcodes("b", 60), reference))), graded_student("old", old)},
         {"conv1d_tiled", "scan_kogge_stone"});
     const json conv = pairs_of(class_results, "conv1d_tiled");
     CHECK(conv.at("pairs").empty());
@@ -153,7 +153,7 @@ TEST_CASE("near-identical kernels: a name from a student folder is escaped in re
 {
     const std::vector<std::string> own = joined(opcodes("x", 60), reference);
     const json class_results = grading::class_results(
-        {student("<script>a", results_with(own)), student("b&c", results_with(own))}, {"conv1d_tiled"});
+        {graded_student("<script>a", results_with(own)), graded_student("b&c", results_with(own))}, {"conv1d_tiled"});
     const std::string html = class_report_html(class_results);
     CHECK(html.find("<script>a") == std::string::npos);
     CHECK(html.find("&lt;script&gt;a<br>") != std::string::npos);
@@ -168,9 +168,9 @@ TEST_CASE("near-identical kernels: results of odd shapes are skipped, never thro
     odd_status["exercises"][0]["status"] = json::array();
     odd_matches["exercises"][0]["code_checks"]["reference"]["matches"] = "yes";
     odd_print["exercises"][0]["fingerprint"] = {{"code", "ptx"}, {"sketch", "abc"}};
-    const json class_results = grading::class_results({student("a", results_with(own)), student("name", odd_name),
-                                                        student("status", odd_status), student("matches", odd_matches),
-                                                        student("print", odd_print)},
+    const json class_results = grading::class_results({graded_student("a", results_with(own)), graded_student("name", odd_name),
+                                                        graded_student("status", odd_status), graded_student("matches", odd_matches),
+                                                        graded_student("print", odd_print)},
                                                        {"conv1d_tiled"});
     const json conv = pairs_of(class_results, "conv1d_tiled");
     CHECK(conv.at("compared") == 2);  // a, and the one whose "matches" is no boolean (taken as no match)
