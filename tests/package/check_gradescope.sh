@@ -56,7 +56,7 @@ printf '%s\n' "FAKE_COMPILE_ERROR" > "$root/submission/scan_brent_kung.cu"
 # Written as an editor on Windows might: CRLF line ends, and no newline after the last line.
 {
   printf '%s\r\n' --nvcc "$fake_nvcc" --reference-runner "$fake_runner" --exercise scan_kogge_stone,scan_brent_kung \
-    --case-time-limit 5
+    --case-time-limit 5 --gpu-lock-dir "$work"
   # Where this machine cannot sandbox (test_sandbox says why): the fake runners are the tests' own.
   bwrap --unshare-all --die-with-parent --ro-bind / / true 2> /dev/null || printf '%s\r\n' --no-sandbox
   printf '%s\r\n%s' --reps 5

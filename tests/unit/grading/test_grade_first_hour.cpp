@@ -13,6 +13,7 @@
 #include "grading/preflight.hpp"
 #include "harness/process.hpp"
 #include "support/sandbox_args.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -53,7 +54,7 @@ Run grade(const fs::path& dir, const std::vector<std::string>& args)
                                         "--case-time-limit",        "15"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), args.begin(), args.end());
-    const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
+    const auto run = harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::minutes(4), 1 << 20);
     INFO(run.output);
     REQUIRE(run.status.kind == harness::ExitStatus::Kind::exited);
     Run result{run.status.code, run.output, json()};

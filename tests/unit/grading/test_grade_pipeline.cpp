@@ -19,6 +19,7 @@
 #include "harness/process.hpp"
 #include "harness/sandbox.hpp"
 #include "support/sandbox_args.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -80,7 +81,7 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
                                         "5"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), extra_args.begin(), extra_args.end());
-    const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
+    const auto run = harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::minutes(4), 1 << 20);
     INFO(run.output);
     REQUIRE(run.status.kind == harness::ExitStatus::Kind::exited);
     REQUIRE((run.status.code == 0 || run.status.code == 1));
@@ -405,7 +406,7 @@ TEST_CASE("a symbolic link instead of a file is refused")
                                         "--work-dir",       (link_dir / "work").string(),
                                         "--output",         (link_dir / "results.json").string()};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
-    const auto run = harness::run_command(command, std::chrono::seconds(60));
+    const auto run = harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::seconds(60));
     CHECK(run.status.code == 1);  // graded; the exercise failed
     const json results = json::parse(std::ifstream(link_dir / "results.json"));
     CHECK(results.at("exercises").at(0).at("status") == "invalid_submission");

@@ -88,7 +88,7 @@ Grading grade_hidden(const std::string& name, const std::string& source, SecretB
     if (std::find(extra.begin(), extra.end(), "--no-sandbox") == extra.end())
         command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     if (by == SecretBy::environment) ::setenv(grading::secret_variable, secret.c_str(), 1);
-    g.run = harness::run_command(command, std::chrono::minutes(4), 4 << 20);
+    g.run = harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::minutes(4), 4 << 20);
     ::unsetenv(grading::secret_variable);
     INFO(g.run.output);
     REQUIRE(g.run.status.kind == harness::ExitStatus::Kind::exited);

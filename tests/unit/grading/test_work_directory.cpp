@@ -42,7 +42,7 @@ harness::CommandResult grade_in(const fs::path& cwd, const std::string& name, co
                                         "--case-time-limit", "15", "--reps", "5", "--quiet"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), extra.begin(), extra.end());
-    return harness::run_command(command, std::chrono::minutes(3), 1 << 20);
+    return harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::minutes(3), 1 << 20);
 }
 
 std::map<std::string, std::string> statuses(const fs::path& results)

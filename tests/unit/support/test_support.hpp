@@ -60,6 +60,36 @@ inline std::filesystem::path fresh_dir(const std::string& name)
     return dir;
 }
 
+// A GPU lock directory of this test process's own, for every `grade` it runs (--gpu-lock-dir): in
+// the default one (/tmp) the gradings of every test CTest runs at once take turns on the fake
+// device's lock, and one test's runner stalling in its timed phase held another test's student past
+// its --student-time-limit (test_class_grading, session 17). Removed when the process ends.
+inline std::string own_gpu_lock_dir()
+{
+    struct Directory {
+        std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("grader_" + std::to_string(::getpid()) + "_gpu_lock");
+        Directory() { std::filesystem::create_directories(path); }
+        ~Directory()
+        {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    };
+    static const Directory directory;
+    return directory.path.string();
+}
+
+// `command` (a grade command line) with this process's own GPU lock directory, unless it names one.
+inline std::vector<std::string> with_own_gpu_lock(std::vector<std::string> command)
+{
+    for (const auto& argument : command)
+        if (argument == "--gpu-lock-dir") return command;
+    command.push_back("--gpu-lock-dir");
+    command.push_back(own_gpu_lock_dir());
+    return command;
+}
+
 // A fresh temporary file (mkstemp under /tmp), removed at the end of the test: where a child
 // process's output goes.
 struct TempFile {

@@ -48,7 +48,7 @@ GradeRun grade(const fs::path& dir, const std::string& nvcc, const std::vector<s
         command.push_back("--no-sandbox");
     }
     command.insert(command.end(), args.begin(), args.end());
-    const auto run = harness::run_command(command, std::chrono::minutes(4), 1 << 20);
+    const auto run = harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::minutes(4), 1 << 20);
     INFO(run.output);
     REQUIRE(run.status.kind == harness::ExitStatus::Kind::exited);
     REQUIRE((run.status.code == 0 || run.status.code == 1));

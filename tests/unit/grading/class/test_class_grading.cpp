@@ -51,7 +51,7 @@ std::vector<std::string> class_command(const fs::path& submissions, const fs::pa
                                         "--case-time-limit", "10", "--reps", "3"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     command.insert(command.end(), extra.begin(), extra.end());
-    return command;
+    return test_support::with_own_gpu_lock(command);
 }
 
 harness::CommandResult grade_class(const fs::path& submissions, const fs::path& out, const std::vector<std::string>& extra)
@@ -251,8 +251,9 @@ TEST_CASE("killed with SIGKILL in the middle, the same command resumes: nothing 
                                                   {"e_stuck", "FAKE_COMPILER_HANG"},
                                                   {"f", "// FAKE_RUNNER: correct"}});
     const fs::path out = dir / "out";
-    // One at a time, one case each; a grade that takes longer than 14 s is stopped (c_slow's compile takes 8).
-    const std::vector<std::string> options = {"--per-gpu", "1", "--case", "n=1025/int", "--student-time-limit", "14"};
+    // One at a time, one case each; a grade that takes longer than 20 s is stopped (c_slow's compile takes 8
+    // s, its whole grade 9.3 s on two busy cores: the limit is more than twice that).
+    const std::vector<std::string> options = {"--per-gpu", "1", "--case", "n=1025/int", "--student-time-limit", "20"};
     harness::SpawnOptions spawn;
     spawn.argv = class_command(submissions, out, options);
     spawn.output_file = (dir / "first.log").string();
@@ -289,7 +290,7 @@ TEST_CASE("killed with SIGKILL in the middle, the same command resumes: nothing 
     CHECK(students.at("c_slow").at("status") == "passed");
     CHECK(students.at("d").at("status") == "failed");
     CHECK(students.at("e_stuck").at("status") == "not_graded");
-    CHECK(students.at("e_stuck").at("message").get<std::string>().find("--student-time-limit (14 s)") != std::string::npos);
+    CHECK(students.at("e_stuck").at("message").get<std::string>().find("--student-time-limit (20 s)") != std::string::npos);
     CHECK(students.at("f").at("status") == "passed");
     CHECK(read_text(out / "class.csv").find("e_stuck,,,,not_graded,0,") != std::string::npos);
     CHECK(processes_naming(dir.string()).empty());

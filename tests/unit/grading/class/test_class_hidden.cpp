@@ -48,7 +48,7 @@ harness::CommandResult grade_class(const fs::path& dir, bool with_secret, const 
                                         "--case-time-limit", "10", "--reps", "3"};
     command.insert(command.end(), sandbox_args().begin(), sandbox_args().end());
     if (with_secret) ::setenv(grading::secret_variable, secret.c_str(), 1);
-    const auto run = harness::run_command(command, std::chrono::minutes(5), 1 << 20);
+    const auto run = harness::run_command(test_support::with_own_gpu_lock(command), std::chrono::minutes(5), 1 << 20);
     ::unsetenv(grading::secret_variable);
     INFO(run.output);
     REQUIRE(run.status.kind == harness::ExitStatus::Kind::exited);

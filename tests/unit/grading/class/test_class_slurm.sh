@@ -101,9 +101,11 @@ sandbox=()
 bwrap --unshare-all --die-with-parent --ro-bind / / true > /dev/null 2>&1 || sandbox=(--no-sandbox)
 
 out=$work/out
+# A GPU lock of its own: the default (/tmp) is shared with the gradings of the tests CTest runs beside it.
+mkdir -p "$work/gpu-lock"
 GRADE=$grade GPUS_PER_TASK=0 SBATCH_EXTRA="--cpus-per-task=1" "$submit" --tasks 2 --submissions "$subs" \
   --output-dir "$out" -- --nvcc "$fake_nvcc" --reference-runner "$fake_runner" --exercise scan_kogge_stone \
-  --case n=1025/int --per-gpu 2 "${sandbox[@]}" > "$work/submit.log" 2>&1 || fail "submit.sh failed: $(cat "$work/submit.log")"
+  --case n=1025/int --per-gpu 2 --gpu-lock-dir "$work/gpu-lock" "${sandbox[@]}" > "$work/submit.log" 2>&1 || fail "submit.sh failed: $(cat "$work/submit.log")"
 cat "$work/submit.log"
 done=no
 for k in $(seq 600); do
@@ -140,7 +142,7 @@ mkdir -p "$subs/frank"
 echo '// FAKE_RUNNER: correct' > "$subs/frank/scan_kogge_stone.cu"
 GRADE=$grade GPUS_PER_TASK=0 SBATCH_EXTRA="--cpus-per-task=1" "$submit" --tasks 2 --submissions "$subs" \
   --output-dir "$out" -- --nvcc "$fake_nvcc" --reference-runner "$fake_runner" --exercise scan_kogge_stone \
-  --case n=1025/int --per-gpu 2 "${sandbox[@]}" > "$work/submit2.log" 2>&1 || fail "submit.sh failed: $(cat "$work/submit2.log")"
+  --case n=1025/int --per-gpu 2 --gpu-lock-dir "$work/gpu-lock" "${sandbox[@]}" > "$work/submit2.log" 2>&1 || fail "submit.sh failed: $(cat "$work/submit2.log")"
 done=no
 for k in $(seq 600); do
   if [ -z "$(squeue -h -o %i 2> /dev/null)" ]; then done=yes; break; fi
