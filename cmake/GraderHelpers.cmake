@@ -1,31 +1,35 @@
 # Helper functions so that each test is one line in its CMakeLists.txt.
 
+# grader_add_test_program(NAME)
+# The one doctest program of a folder of tests/unit/ (as the product's folders): its files come from
+# the folder's grader_add_unit_test entries, and the definitions and dependencies they need are set on
+# it once, after this call. A unity build (GRADER_UNITY_TESTS): one folder's files compiled in a few
+# translation units share doctest's and nlohmann::json's template instantiations, less than half the
+# CPU of one compile per file (24.4 to 10.8 s on six of grading/'s files, session 17), which CI's two
+# cores feel.
+option(GRADER_UNITY_TESTS "Compile each folder's test files in a few translation units (quicker clean builds; OFF: one per file, quicker to rebuild after editing one)" ON)
+function(grader_add_test_program NAME)
+  add_executable(${NAME})
+  target_link_libraries(${NAME} PRIVATE grader_doctest_main doctest::doctest)
+  target_precompile_headers(${NAME} REUSE_FROM grader_test_pch)  # tests/CMakeLists.txt
+  set_target_properties(${NAME} PROPERTIES UNITY_BUILD ${GRADER_UNITY_TESTS})
+endfunction()
+
 # grader_add_unit_test(NAME PROGRAM program SOURCES a.cpp b.cpp [LIBS x y] [TIMEOUT seconds] [END_TO_END]
 #                      [PARTS a:b c:])
 # A CTest entry (label host; END_TO_END: also end_to_end, for tests that run `grade` itself or the real
-# nvcc many times) that runs the test cases of SOURCES in PROGRAM, the one doctest program of its
-# folder (tests/unit/<folder>/, as the product's folders): the first entry of a folder makes the
-# program, each adds its files. The program is a unity build (GRADER_UNITY_TESTS): one folder's files
-# compiled in a few translation units share doctest's and nlohmann::json's template instantiations,
-# less than half the CPU of one compile per file (24.4 to 10.8 s on six of grading/'s files, session
-# 17), which CI's two cores feel. Each entry runs its own files' cases only (doctest's --source-file),
-# in a process of its own; the shared main fails a run that matched no case (doctest_main.cpp), so a
-# wrong filter cannot pass for an empty test. Compile definitions and dependencies an entry's files
-# need go on PROGRAM.
-option(GRADER_UNITY_TESTS "Compile each folder's test files in a few translation units (quicker clean builds; OFF: one per file, quicker to rebuild after editing one)" ON)
+# nvcc many times) that runs the test cases of SOURCES, which join PROGRAM (grader_add_test_program).
+# Each entry runs its own files' cases only (doctest's --source-file), in a process of its own; the
+# shared main fails a run that matched no case (doctest_main.cpp), so a wrong filter cannot pass for
+# an empty test.
 function(grader_add_unit_test NAME)
   cmake_parse_arguments(ARG "END_TO_END" "TIMEOUT;PROGRAM" "SOURCES;LIBS;PARTS" ${ARGN})
-  if(NOT ARG_PROGRAM)
-    message(FATAL_ERROR "grader_add_unit_test(${NAME}): PROGRAM, the folder's test program, is missing")
+  if(NOT ARG_PROGRAM OR NOT TARGET ${ARG_PROGRAM})
+    message(FATAL_ERROR "grader_add_unit_test(${NAME}): PROGRAM must name the folder's test program, made "
+                        "first by grader_add_test_program")
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
-  endif()
-  if(NOT TARGET ${ARG_PROGRAM})
-    add_executable(${ARG_PROGRAM})
-    target_link_libraries(${ARG_PROGRAM} PRIVATE grader_doctest_main doctest::doctest)
-    target_precompile_headers(${ARG_PROGRAM} REUSE_FROM grader_test_pch)  # tests/CMakeLists.txt
-    set_target_properties(${ARG_PROGRAM} PROPERTIES UNITY_BUILD ${GRADER_UNITY_TESTS})
   endif()
   target_sources(${ARG_PROGRAM} PRIVATE ${ARG_SOURCES})
   target_link_libraries(${ARG_PROGRAM} PRIVATE ${ARG_LIBS})
