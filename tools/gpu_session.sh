@@ -10,17 +10,7 @@ out=$(cd "$out" && pwd)
 tests_regex=${1:-.}
 exclude=()
 if [ -n "${2:-}" ]; then exclude=(-E "$2"); fi
-export PATH=/usr/local/cuda/bin:$PATH
-# A device machine without some Debian packages (bubblewrap, libcli11-dev, libvalijson-dev): unpack
-# the .debs carried in .debs/ (apt-get download NAME there, git-ignored); CMake finds the headers'
-# package files through CMAKE_PREFIX_PATH, bwrap goes on the PATH where there is none.
-if ls .debs/*.deb > /dev/null 2>&1; then
-  mkdir -p .debs/root && for deb in .debs/*.deb; do dpkg -x "$deb" .debs/root; done
-  export CMAKE_PREFIX_PATH="$PWD/.debs/root/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-  if ! command -v bwrap > /dev/null; then
-    export PATH="$PWD/.debs/root/usr/bin:$PATH" LD_LIBRARY_PATH="$PWD/.debs/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  fi
-fi
+. "$(dirname "$0")/device_packages.sh"  # the CUDA toolkit on the PATH, the carried .debs unpacked
 echo "bwrap: $(command -v bwrap) $(bwrap --version 2>&1)" > "$out/sandbox.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$out/gpu.txt" 2>&1
 start=$(date +%s)
