@@ -168,7 +168,7 @@ TEST_CASE("results.json carries first_fix per exercise and passes the schema")
     const nlohmann::json j = to_json(report);
     CHECK(j["exercises"][0]["first_fix"] == first_fix(report.exercises[0]));
     CHECK(j["exercises"][1]["first_fix"] == "");
-    const auto schema = nlohmann::json::parse(std::ifstream(GRADER_SCHEMA_FILE));
+    const auto schema = test_support::results_schema();
     std::string errors;
     for (const auto& e : validate_json_schema(schema, j)) errors += e.instance_path + ": " + e.message + "\n";
     CHECK_MESSAGE(errors.empty(), errors);

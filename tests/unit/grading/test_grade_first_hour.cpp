@@ -60,7 +60,7 @@ Run grade(const fs::path& dir, const std::vector<std::string>& args)
     Run result{run.status.code, run.output, json()};
     if (fs::exists(dir / "results.json")) {
         result.results = json::parse(std::ifstream(dir / "results.json"));
-        CHECK(grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results).empty());
+        CHECK(grading::validate_json_schema(test_support::results_schema(), result.results).empty());
     }
     return result;
 }

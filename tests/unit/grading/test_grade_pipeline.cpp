@@ -86,7 +86,7 @@ GradeRun grade_fake(const std::string& name, const std::map<std::string, std::st
     REQUIRE(run.status.kind == harness::ExitStatus::Kind::exited);
     REQUIRE((run.status.code == 0 || run.status.code == 1));
     GradeRun result{json::parse(std::ifstream(dir / "results.json")), run.output, run.status.code};
-    const auto errors = grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results);
+    const auto errors = grading::validate_json_schema(test_support::results_schema(), result.results);
     CHECK(errors.empty());
     return result;
 }

@@ -67,9 +67,7 @@ inline std::filesystem::path fresh_dir(const std::string& name)
 inline std::string own_gpu_lock_dir()
 {
     struct Directory {
-        std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("grader_" + std::to_string(::getpid()) + "_gpu_lock");
-        Directory() { std::filesystem::create_directories(path); }
+        std::filesystem::path path = fresh_dir("gpu_lock");
         ~Directory()
         {
             std::error_code ignored;

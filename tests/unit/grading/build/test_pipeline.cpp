@@ -59,7 +59,7 @@ GradeRun grade(const fs::path& dir, const std::string& nvcc, const std::vector<s
     result.output = run.output;
     result.exit_code = run.status.code;
     const auto errors =
-        grading::validate_json_schema(json::parse(std::ifstream(GRADER_SCHEMA_FILE)), result.results);
+        grading::validate_json_schema(test_support::results_schema(), result.results);
     CHECK(errors.empty());
     return result;
 }

@@ -87,7 +87,7 @@ json record_schema()
 // Every file of every student and of the class against its schema; the students' folders by name.
 std::map<std::string, json> check_class_files(const fs::path& out)
 {
-    const json results_schema = json::parse(std::ifstream(GRADER_SCHEMA_FILE));
+    const json results_schema = test_support::results_schema();
     const json class_schema = json::parse(std::ifstream(GRADER_CLASS_SCHEMA_FILE));
     const json class_results = read_json(out / "results.json");
     check_schema(class_schema, class_results, out / "results.json");

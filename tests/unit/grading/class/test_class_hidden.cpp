@@ -65,7 +65,7 @@ TEST_CASE("grade class hands the secret to each student's grade, and to nothing 
     CHECK(run.status.code == 1);  // bob's exclusive scan fails the hidden case
     const grading::HiddenCaseSecret secret(secret_text, grading::HiddenCaseSecret::Source::environment);
     const std::string seed = harness::hex64(secret.seed("scan_kogge_stone", "n=777777/int"));
-    const json schema = json::parse(file_text(GRADER_SCHEMA_FILE));
+    const json schema = test_support::results_schema();
     for (const char* student : {"alice", "bob"}) {
         const fs::path folder = dir / "out" / "students" / student;
         const json results = json::parse(file_text(folder / "results.json"));
