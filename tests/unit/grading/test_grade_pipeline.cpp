@@ -725,3 +725,37 @@ TEST_CASE("a build that could not start its processes beside the others is built
     CHECK(count_status(bk, "pass") == static_cast<int>(bk.at("cases").size()));
     CHECK(run.output.find("scan_brent_kung: its build") == std::string::npos);
 }
+
+// Red team 16b: a runner that says cudaErrorMemoryAllocation in every exercise has each exercise
+// graded again alone, each after waiting for every place of the GPU (other gradings' exercises
+// too), one exercise at a time (GpuLock::every_place; test_gpu_lock has the lock's order). Beside it
+// on the same GPU lock, as grade class grades two at once, another grading: both end, nothing
+// deadlocks, the other's cases all pass, and what the claimer's runner says alone is its own.
+TEST_CASE("a grading out of GPU memory in every exercise is graded again alone, each exercise holding every place; "
+          "a grading beside it is unharmed")
+{
+    const fs::path lock_dir = test_dir("gpu_lock_every_exercise");
+    fs::remove_all(lock_dir);
+    fs::create_directories(lock_dir);
+    const std::vector<std::string> options = {"--no-sandbox", "--parallel", "2", "--gpu-lock-dir", lock_dir.string(),
+                                              "--exercise", "scan_kogge_stone,scan_brent_kung"};
+    auto claiming = std::async(std::launch::async, [&] {
+        return grade_fake("out_of_memory_everywhere",
+                          {{"scan_kogge_stone", "// FAKE_RUNNER: out_of_memory_at:7"},
+                           {"scan_brent_kung", "// FAKE_RUNNER: out_of_memory_at:7"}},
+                          options);
+    });
+    const GradeRun beside = grade_fake(
+        "beside_out_of_memory",
+        {{"scan_kogge_stone", "// FAKE_RUNNER: correct"}, {"scan_brent_kung", "// FAKE_RUNNER: correct"}}, options);
+    const GradeRun claimed = claiming.get();
+    for (const std::string name : {"scan_kogge_stone", "scan_brent_kung"}) {
+        CAPTURE(name);
+        const json& graded = exercise(beside, name);
+        CHECK(count_status(graded, "pass") == static_cast<int>(graded.at("cases").size()));
+        CHECK(claimed.output.find(name + ": waiting for every other exercise on this GPU") != std::string::npos);
+        const json& again = exercise(claimed, name);
+        CHECK(again.at("cases").at(7).at("status") == "cuda_error");  // alone too: its own doing
+        CHECK(count_status(again, "pass") == static_cast<int>(again.at("cases").size()) - 1);
+    }
+}
