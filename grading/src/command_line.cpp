@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -146,7 +147,8 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
     if (app.count("--no-reference-timing") && app.count("--reference-runner"))
         throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
     if (request.build_only) {
-        for (const char* timing : {"--case", "--reference-runner", "--reps", "--timing-precision"})
+        for (const char* timing : {"--case", "--reference-runner", "--reps", "--timing-precision", "--reference-timings",
+                                   "--record-reference-timings"})
             if (app.count(timing))
                 throw CLI::ValidationError("--build-only",
                                            std::string("runs no case: ") + timing + " has nothing to do");
@@ -154,6 +156,11 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
     }
     std::vector<std::string>& names = request.exercises;
     names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
+    // Each exercise once, in the order first given: a repeated one (--exercise a,b --exercise a, as a
+    // script that appends to a command writes) would be built and graded twice into one work folder.
+    std::set<std::string> seen;
+    names.erase(std::remove_if(names.begin(), names.end(), [&seen](const std::string& n) { return !seen.insert(n).second; }),
+                names.end());
     if (names.empty())
         for (const auto& e : harness::all_exercises()) names.push_back(e.name);
     if (command.list) return;
@@ -303,6 +310,15 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                    "that uses the same directory take turns on the GPU")
         ->type_name("DIR");
     app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
+    app.add_option("--reference-timings", o.reference_timings,
+                   "adopt the references' timings alone from FILE (grade class measures them once\n"
+                   "per GPU) instead of timing them here, where they were measured on this GPU")
+        ->type_name("FILE");
+    app.add_option("--record-reference-timings", o.record_reference_timings,
+                   "also write the references' timings alone to FILE, timing every exercise's\n"
+                   "reference whether the submission has its file or not (what grade class runs\n"
+                   "on each GPU, with an empty submission, before any student)")
+        ->type_name("FILE");
     app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
     app.add_flag("--sanitize", o.sanitize,
                  "also run the small and medium cases under compute-sanitizer (memcheck, racecheck,\n"
@@ -358,6 +374,11 @@ void declare_bench_options(CLI::App& app, BenchCommand& command)
     app.callback([&command] {
         std::vector<std::string>& names = command.exercises;
         names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
+    // Each exercise once, in the order first given: a repeated one (--exercise a,b --exercise a, as a
+    // script that appends to a command writes) would be built and graded twice into one work folder.
+    std::set<std::string> seen;
+    names.erase(std::remove_if(names.begin(), names.end(), [&seen](const std::string& n) { return !seen.insert(n).second; }),
+                names.end());
     });
 }
 

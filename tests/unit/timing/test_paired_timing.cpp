@@ -484,3 +484,77 @@ TEST_CASE("a reference runner that could not start at first is started again whe
     REQUIRE_FALSE(timing.turns.empty());
     CHECK_FALSE(timing.turns.front().reference.empty());  // the reference took its turns
 }
+
+// grade class times the references alone once per GPU and each student's grading adopts those
+// timings (grading/reference_timings.hpp): what one timer records, another adopts as its own, and
+// only for the batches and plan it was measured for.
+TEST_CASE("a reference's timing alone recorded by one timer is adopted by another, for the same batches and plan only")
+{
+    const harness::Exercise& e = *harness::find_exercise("scan_kogge_stone");
+    harness::Case c;
+    c.index = 3;
+    c.n = 1 << 20;
+    c.timed = true;
+    nlohmann::json record;
+    std::vector<Window> measured;
+    {
+        TimingServer server(fake_server(), 30s);
+        ReferenceWorker reference([] { return fake_server(); }, "scan_kogge_stone", 30s, 30s);
+        SpeedCaseTimer recorder(server, &reference, nullptr, {}, short_plan());
+        CHECK(recorder.alone_record(c.index).is_null());  // not timed yet
+        recorder.time_alone(e, c);
+        record = recorder.alone_record(c.index);
+        REQUIRE_FALSE(record.is_null());
+        CHECK(recorder.alone_seconds(c.index) > 0);
+    }
+    // Another grading: its own timing server and reference runner.
+    TimingServer server(fake_server(), 30s);
+    ReferenceWorker reference([] { return fake_server(); }, "scan_kogge_stone", 30s, 30s);
+    SpeedCaseTimer timer(server, &reference, nullptr, {}, short_plan());
+
+    SUBCASE("adopted: the turns use it as the anchor and the fixed cost, and it cost this grading no GPU time")
+    {
+        timer.adopt_alone(e, c, record);
+        CHECK(timer.alone_seconds(c.index) == 0);
+        CHECK_FALSE(timer.alone_failed(c.index));
+        CHECK_FALSE(timer.alone_disturbed(c.index));
+        LocalWorker student;
+        std::chrono::steady_clock::duration waited{};
+        const CaseTiming timing = timer.time_in_turns(e, c, student, waited);
+        REQUIRE(timing.alone.windows.size() == record.at("windows").size());
+        for (std::size_t k = 0; k < timing.alone.windows.size(); ++k) {
+            CHECK(timing.alone.windows[k].seed == record["windows"][k]["seed"].get<std::uint64_t>());
+            CHECK(timing.alone.windows[k].window_ms == record["windows"][k]["window_ms"].get<double>());
+        }
+        CHECK(timing.fixed_cost_ms == fixed_cost_ms(timing.alone.windows));
+        CHECK(timing.fixed_cost_ms > 0);
+        CHECK_FALSE(timing.turns.empty());
+        CHECK(timer.alone_record(c.index) == record);  // passed on as it came
+    }
+    SUBCASE("measured for other batches or another plan, or edited: refused, and the timer times it itself")
+    {
+        harness::Case larger = c;
+        larger.n = 1 << 21;
+        CHECK_THROWS_WITH_AS(timer.adopt_alone(e, larger, record), doctest::Contains("other batches"),
+                             std::runtime_error);
+        TimingPlan other = short_plan();
+        other.rule.max_batches += 1;
+        SpeedCaseTimer other_plan(server, &reference, nullptr, {}, other);
+        CHECK_THROWS_AS(other_plan.adopt_alone(e, c, record), std::runtime_error);
+        nlohmann::json negative = record;
+        negative["windows"][0]["window_ms"] = -1.0;
+        CHECK_THROWS_WITH_AS(timer.adopt_alone(e, c, negative), doctest::Contains("not a time"), std::runtime_error);
+        nlohmann::json cut = record;
+        cut["windows"][0].erase("checksums");
+        CHECK_THROWS_WITH_AS(timer.adopt_alone(e, c, cut), doctest::Contains("not a timing alone"), std::runtime_error);
+        nlohmann::json launched_only = record;
+        launched_only["windows"] = nlohmann::json::array();
+        for (const auto& w : record["windows"])
+            if (w["launched"].get<bool>()) launched_only["windows"].push_back(w);
+        CHECK_THROWS_WITH_AS(timer.adopt_alone(e, c, launched_only), doctest::Contains("no counted"),
+                             std::runtime_error);
+        CHECK(timer.alone_record(c.index).is_null());  // nothing was taken
+        timer.time_alone(e, c);
+        CHECK(timer.alone_seconds(c.index) > 0);
+    }
+}
