@@ -147,8 +147,7 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
     if (app.count("--no-reference-timing") && app.count("--reference-runner"))
         throw CLI::ValidationError("--no-reference-timing", "contradicts --reference-runner");
     if (request.build_only) {
-        for (const char* timing : {"--case", "--reference-runner", "--reps", "--timing-precision", "--reference-timings",
-                                   "--record-reference-timings"})
+        for (const char* timing : {"--case", "--reference-runner", "--reps", "--timing-precision"})
             if (app.count(timing))
                 throw CLI::ValidationError("--build-only",
                                            std::string("runs no case: ") + timing + " has nothing to do");
@@ -310,15 +309,6 @@ void declare_grade_options(CLI::App& app, GradeCommand& command)
                    "that uses the same directory take turns on the GPU")
         ->type_name("DIR");
     app.add_option("--bwrap", command.bwrap, "the bubblewrap executable (default: bwrap from PATH)")->type_name("PATH");
-    app.add_option("--reference-timings", o.reference_timings,
-                   "adopt the references' timings alone from FILE (grade class measures them once\n"
-                   "per GPU) instead of timing them here, where they were measured on this GPU")
-        ->type_name("FILE");
-    app.add_option("--record-reference-timings", o.record_reference_timings,
-                   "also write the references' timings alone to FILE, timing every exercise's\n"
-                   "reference whether the submission has its file or not (what grade class runs\n"
-                   "on each GPU, with an empty submission, before any student)")
-        ->type_name("FILE");
     app.add_flag("--keep-work", o.keep_work, "keep the runners and logs under the work directory after grading");
     app.add_flag("--sanitize", o.sanitize,
                  "also run the small and medium cases under compute-sanitizer (memcheck, racecheck,\n"

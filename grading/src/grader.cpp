@@ -16,7 +16,6 @@
 #include "grader_config.hpp"
 #include "formats/text.hpp"
 #include "grading/console.hpp"
-#include "grading/reference_timings.hpp"
 #include "harness/baseline.hpp"
 #include "harness/cases.hpp"
 #include "harness/exercise.hpp"
@@ -785,8 +784,6 @@ private:
         order_ = grading_order(files_, request_);
         build_of_.assign(files_.size(), -1);
         for (const std::size_t k : order_) {
-            // Every exercise's reference runner has its logs there when the references are recorded.
-            if (recording()) fs::create_directories(fs::path(environment_.work_dir) / files_[k].exercise);
             if (!files_[k].buildable()) continue;
             fs::create_directories(fs::path(environment_.work_dir) / files_[k].exercise);
             build_of_[k] = static_cast<int>(work_.size());
@@ -835,7 +832,7 @@ private:
     // every plausible timing), then owns every speed case's batches.
     void start_the_timing_server()
     {
-        if (!environment_.reference_runner.empty() && (!work_.empty() || recording())) {
+        if (!environment_.reference_runner.empty() && !work_.empty()) {
             harness::SpawnOptions spawn;
             spawn.argv = {environment_.reference_runner};
             spawn.output_file = (fs::absolute(environment_.work_dir) / "timing-server.log").string();
@@ -881,11 +878,10 @@ private:
     void time_the_references_alone()
     {
         if (!timing_server_) return;
-        const std::optional<ReferenceTimings> measured = reference_timings_to_adopt();
         progress_ << "grade: timing the references alone on the speed cases ...\n" << std::flush;
         std::vector<std::size_t> timed;
         for (const std::size_t k : order_) {
-            if (build_of_[k] < 0 && !recording()) continue;
+            if (build_of_[k] < 0) continue;
             const harness::Exercise& exercise = exercise_of(k);
             const std::vector<harness::Case> cases = cases_to_grade(exercise, request_);
             if (std::none_of(cases.begin(), cases.end(), [](const harness::Case& c) { return c.timed; })) continue;
@@ -901,18 +897,9 @@ private:
             for (const std::size_t k : timed) timings_[k]->reference.spawn_early();
             for (const std::size_t k : timed) timings_[k]->reference.await_start();
         }
-        int adopted = 0;
         for (const std::size_t k : timed)
-            for (const auto& c : cases_to_grade(exercise_of(k), request_)) {
-                if (!c.timed) continue;
-                if (measured && adopt_reference_timing(*measured, k, c)) {
-                    ++adopted;
-                    continue;
-                }
-                timings_[k]->timer.time_alone(exercise_of(k), c);
-            }
-        if (measured)
-            report_.calibration["reference_timings"] = {{"measured_at", measured->measured_at}, {"adopted_cases", adopted}};
+            for (const auto& c : cases_to_grade(exercise_of(k), request_))
+                if (c.timed) timings_[k]->timer.time_alone(exercise_of(k), c);
         // A timing alone that the busy machine kept from its stopping rule is taken again where the
         // files are all built by then (no waiting for them: exercises start as their own file is
         // built), still before any runner of the submission exists. One still disturbed is no
@@ -923,80 +910,10 @@ private:
             for (const auto& c : cases_to_grade(exercise_of(k), request_))
                 if (c.timed && timings_[k]->timer.alone_disturbed(c.index)) disturbed.emplace_back(k, c);
         }
-        if (!disturbed.empty() && all_built()) {
-            progress_ << "grade: " << disturbed.size()
-                      << " reference timing(s) alone were disturbed; timing them again\n"
-                      << std::flush;
-            for (const auto& [k, c] : disturbed) timings_[k]->timer.time_alone(exercise_of(k), c);
-        }
-        if (recording()) record_the_reference_timings();
-    }
-
-    bool recording() const { return !request_.record_reference_timings.empty(); }
-
-    // The class's timings of the references alone on this GPU (--reference-timings), where they fit
-    // it; nullopt, said once, where there are none or they do not fit: then the references are timed
-    // alone here.
-    std::optional<ReferenceTimings> reference_timings_to_adopt()
-    {
-        if (request_.reference_timings.empty()) return std::nullopt;
-        try {
-            ReferenceTimings measured = read_reference_timings(request_.reference_timings);
-            const std::string mismatch = reference_timings_mismatch(measured, report_.calibration);
-            if (mismatch.empty()) return measured;
-            progress_ << "grade: the references' timings alone in " << request_.reference_timings << " are not used ("
-                      << mismatch << ")\n";
-        } catch (const ReferenceTimingsUnusable& e) {
-            progress_ << "grade: the references' timings alone are not used: " << e.what() << "\n";
-        }
-        return std::nullopt;
-    }
-
-    // Case `c` of file k's exercise timed alone from the class's measurement; false (said) where it
-    // has none for it or it does not fit, and then it is timed here.
-    bool adopt_reference_timing(const ReferenceTimings& measured, std::size_t k, const harness::Case& c)
-    {
-        const harness::Exercise& exercise = exercise_of(k);
-        const auto labels = measured.cases.find(exercise.name);
-        const auto record = labels == measured.cases.end() ? nullptr : &labels->second;
-        if (record == nullptr || !record->count(c.label)) return false;
-        try {
-            timings_[k]->timer.adopt_alone(exercise, c, record->at(c.label));
-            return true;
-        } catch (const std::exception& e) {
-            progress_ << "grade: " << exercise.name << " " << c.label << ": the class's timing of the reference alone "
-                      << "is not used (" << e.what() << "); timing it here\n";
-            return false;
-        }
-    }
-
-    // --record-reference-timings: every reference's timing alone that was not disturbed, for the
-    // gradings of a class on this GPU to adopt.
-    void record_the_reference_timings()
-    {
-        ReferenceTimings timings;
-        timings.grader_version = GRADER_VERSION;
-        timings.measured_at = utc_now();
-        timings.calibration = report_.calibration;
-        int count = 0, left_out = 0;
-        for (const std::size_t k : order_) {
-            if (!timings_[k]) continue;
-            for (const auto& c : cases_to_grade(exercise_of(k), request_)) {
-                if (!c.timed) continue;
-                nlohmann::json record = timings_[k]->timer.alone_record(c.index);
-                if (record.is_null()) {
-                    ++left_out;
-                    continue;
-                }
-                timings.cases[exercise_of(k).name][c.label] = std::move(record);
-                ++count;
-            }
-        }
-        write_file_atomically(request_.record_reference_timings, to_json(timings).dump() + "\n");
-        progress_ << "grade: the references' timings alone on " << count << " speed case(s) written to "
-                  << request_.record_reference_timings;
-        if (left_out > 0) progress_ << " (" << left_out << " failed or disturbed, left out)";
-        progress_ << "\n" << std::flush;
+        if (disturbed.empty() || !all_built()) return;
+        progress_ << "grade: " << disturbed.size() << " reference timing(s) alone were disturbed; timing them again\n"
+                  << std::flush;
+        for (const auto& [k, c] : disturbed) timings_[k]->timer.time_alone(exercise_of(k), c);
     }
 
     // Exercises are graded side by side, `parallel_exercises` at once in order_: their correctness

@@ -42,12 +42,6 @@ struct GradeRequest {
     std::optional<HiddenCaseSecret> hidden_secret;
     // compute-sanitizer as a graded step (grading/sanitizer.hpp), with rubric.sanitizer.run too.
     bool sanitize = false;
-    // The references' timings alone measured on this GPU for the class (grading/reference_timings.hpp):
-    // adopted instead of timed here, where they fit. Empty: timed here.
-    std::string reference_timings;
-    // Where this grading writes its references' timings alone (grading/reference_timings.hpp); empty:
-    // nowhere. Every exercise's reference is then timed, whether the submission has its file or not.
-    std::string record_reference_timings;
 };
 
 // Where a grading runs: the machine's programs and directories, and the live resources main sets

@@ -159,12 +159,6 @@ std::string grading_digest(const std::vector<std::string>& grade_args, const std
     return hex;
 }
 
-// Whether the class's grade options build only (grade --build-only): nothing is timed then.
-bool build_only(const std::vector<std::string>& grade_args)
-{
-    return std::find(grade_args.begin(), grade_args.end(), "--build-only") != grade_args.end();
-}
-
 struct Job {
     RosterEntry entry;
     bool regrade = false;
@@ -179,73 +173,8 @@ struct Setting {
     std::string grading;                  // StudentRecord::grading
 };
 
-// A child grade on `gpu` with `args`, then the class's grade options, its output in `log`; how it
-// ended (within --student-time-limit).
-harness::ExitStatus run_child_grade(const Setting& setting, const ClassGpu& gpu, const std::vector<std::string>& args,
-                                    const fs::path& log)
-{
-    const ClassCommand& command = setting.command;
-    harness::SpawnOptions spawn;
-    spawn.argv = {setting.executable};
-    spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
-    spawn.argv.insert(spawn.argv.end(), command.grade_args.begin(), command.grade_args.end());
-    spawn.argv.insert(spawn.argv.end(), setting.extra_args.begin(), setting.extra_args.end());
-    spawn.extra_env = {"CUDA_VISIBLE_DEVICES=" + gpu.visible, "NO_COLOR=1"};
-    // The hidden cases' secret, when the class had it from its environment (a --secret-file is among
-    // grade_args): in the child grade's environment, which it takes out before anything runs
-    // (grading/hidden_cases.hpp); never on a command line, which /proc shows to every user.
-    const auto& secret = command.options.request.hidden_secret;
-    if (secret && secret->source() == HiddenCaseSecret::Source::environment)
-        spawn.extra_env.push_back(std::string(secret_variable) + "=" + secret->text());
-    spawn.output_file = log.string();
-    spawn.limits.max_file_bytes = 0;  // grade sets its children's limits itself
-    // The child dies with this thread's process: SIGKILL when the class is killed, however.
-    const pid_t parent = ::getpid();
-    spawn.child_setup = [parent]() -> int {
-        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;
-        return ::getppid() == parent ? 0 : ESRCH;
-    };
-    harness::ExitStatus status;
-    try {
-        harness::Child child = harness::Child::spawn(spawn);
-        status = child.wait_until(std::chrono::steady_clock::now() + command.student_time_limit);
-    } catch (const std::exception& e) {
-        status.kind = harness::ExitStatus::Kind::failed_to_start;
-        status.error = e.what();
-    }
-    return status;
-}
-
-// The references timed alone on `gpu` before any student's grading there (grading/
-// reference_timings.hpp): a child grade of an empty submission that records them in
-// OUT/.reference-timings/. Returns the file for its students' gradings to adopt, or empty (said on
-// `out`) where there is none: they time the references alone themselves then.
-std::string record_reference_timings(const Setting& setting, const ClassGpu& gpu, std::size_t index, std::ostream& out)
-{
-    const fs::path dir = setting.out / ".reference-timings";
-    const std::string name = "gpu" + std::to_string(index);
-    const fs::path empty = dir / "empty-submission", work = dir / (name + "-work");
-    const fs::path file = dir / (name + ".json");
-    std::error_code ignored;
-    fs::remove_all(work, ignored);
-    fs::remove(file, ignored);
-    fs::create_directories(empty);
-    const harness::ExitStatus status =
-        run_child_grade(setting, gpu,
-                        {"--submission", empty.string(), "--work-dir", work.string(), "--output",
-                         (dir / (name + "-results.json")).string(), "--record-reference-timings", file.string()},
-                        dir / (name + ".log"));
-    if (!setting.command.keep_work) fs::remove_all(work, ignored);
-    if (fs::exists(file, ignored)) return file.string();
-    out << "grade class: GPU " << harness::printable_text(gpu.label) << ": the references could not be timed alone "
-        << "before the students (" << status.describe() << "; see " << (dir / (name + ".log")).string()
-        << "); each student's grading times them itself\n";
-    return {};
-}
-
-// Grades one student with a child grade on `gpu`, adopting the references' timings alone in
-// `gpu_timings` (empty: none); returns its record, written to its folder.
-StudentRecord grade_student(const Setting& setting, const Job& job, const ClassGpu& gpu, const std::string& gpu_timings)
+// Grades one student with a child grade on `gpu`; returns its record, written to its folder.
+StudentRecord grade_student(const Setting& setting, const Job& job, const ClassGpu& gpu)
 {
     const ClassCommand& command = setting.command;
     const fs::path dir = setting.out / "students" / job.entry.name;
@@ -270,15 +199,39 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
         record.shard = std::to_string(command.shard_index) + "/" + std::to_string(command.shard_count);
     write_file_atomically((dir / student_files::record).string(), to_json(record).dump(2) + "\n");
 
-    std::vector<std::string> args = {"--submission", job.entry.source, "--work-dir", work.string()};
+    harness::SpawnOptions spawn;
+    spawn.argv = {setting.executable, "--submission", job.entry.source, "--work-dir", work.string()};
     for (const auto& [option, file] : student_files::formats()) {
-        args.push_back(option);
-        args.push_back((pending / file).string());
+        spawn.argv.push_back(option);
+        spawn.argv.push_back((pending / file).string());
     }
-    if (!gpu_timings.empty()) args.insert(args.end(), {"--reference-timings", gpu_timings});
+    spawn.argv.insert(spawn.argv.end(), command.grade_args.begin(), command.grade_args.end());
+    spawn.argv.insert(spawn.argv.end(), setting.extra_args.begin(), setting.extra_args.end());
+    spawn.extra_env = {"CUDA_VISIBLE_DEVICES=" + gpu.visible, "NO_COLOR=1"};
+    // The hidden cases' secret, when the class had it from its environment (a --secret-file is among
+    // grade_args): in the child grade's environment, which it takes out before anything runs
+    // (grading/hidden_cases.hpp); never on a command line, which /proc shows to every user.
+    const auto& secret = command.options.request.hidden_secret;
+    if (secret && secret->source() == HiddenCaseSecret::Source::environment)
+        spawn.extra_env.push_back(std::string(secret_variable) + "=" + secret->text());
+    spawn.output_file = (dir / student_files::log).string();
+    spawn.limits.max_file_bytes = 0;  // grade sets its children's limits itself
+    // The child dies with this thread's process: SIGKILL when the class is killed, however.
+    const pid_t parent = ::getpid();
+    spawn.child_setup = [parent]() -> int {
+        if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;
+        return ::getppid() == parent ? 0 : ESRCH;
+    };
 
     const auto start = std::chrono::steady_clock::now();
-    const harness::ExitStatus status = run_child_grade(setting, gpu, args, dir / student_files::log);
+    harness::ExitStatus status;
+    try {
+        harness::Child child = harness::Child::spawn(spawn);
+        status = child.wait_until(start + command.student_time_limit);
+    } catch (const std::exception& e) {
+        status.kind = harness::ExitStatus::Kind::failed_to_start;
+        status.error = e.what();
+    }
     record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool exited = status.kind == harness::ExitStatus::Kind::exited;
     record.exit_code = exited ? status.code : -1;
@@ -572,25 +525,14 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         setting.extra_args = {"--jobs", std::to_string(std::max(2, (cores + workers - 1) / std::max(1, workers)))};
     }
 
-    // Each GPU's references timed alone, all GPUs at once, before any student's grading starts.
-    std::vector<std::string> gpu_timings(gpus.gpus.size());
-    if (!jobs.empty() && !build_only(command.grade_args)) {
-        if (!command.quiet) out << "grade class: timing the references alone on each GPU ...\n" << std::flush;
-        std::vector<std::thread> recorders;
-        for (std::size_t g = 0; g < gpus.gpus.size(); ++g)
-            recorders.emplace_back([&, g] { gpu_timings[g] = record_reference_timings(setting, gpus.gpus[g], g, out); });
-        for (auto& t : recorders) t.join();
-    }
-
     Progress progress(out, static_cast<int>(jobs.size()), command.quiet);
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> threads;
     std::mutex error_mutex;
     std::vector<std::string> errors;
-    for (std::size_t g = 0; g < gpus.gpus.size(); ++g)
+    for (const auto& gpu : gpus.gpus)
         for (int k = 0; k < command.per_gpu; ++k)
-            threads.emplace_back([&, g] {
-                const ClassGpu& gpu = gpus.gpus[g];
+            threads.emplace_back([&, gpu] {
                 for (std::size_t j = next++; j < jobs.size(); j = next++) {
                     const fs::path dir = output / "students" / jobs[j].entry.name;
                     try {
@@ -606,7 +548,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
                             progress.skipped(jobs[j].entry.name, "graded meanwhile by another grade class");
                             continue;
                         }
-                        const StudentRecord record = grade_student(setting, jobs[j], gpu, gpu_timings[g]);
+                        const StudentRecord record = grade_student(setting, jobs[j], gpu);
                         progress.done(record, read_grade_results((dir / student_files::results).string()));
                     } catch (const std::exception& e) {
                         std::lock_guard<std::mutex> guard(error_mutex);

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <mutex>
 
-#include "harness/timing/alone_record.hpp"
 #include "harness/timing/timing_model.hpp"
 
 namespace harness::timing {
@@ -100,7 +99,6 @@ Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case&
     // reference runner out of GPU memory beside another grading's runner, say) is not kept.
     CaseTiming& timing = alone_[c.index];
     timing = CaseTiming{};
-    adopted_.erase(c.index);
     timing.plan = plan_;
     timing.spec = batch_spec(exercise, c, plan_.reps_per_batch);
     if (reference_ == nullptr) {
@@ -127,30 +125,10 @@ Clock::duration SpeedCaseTimer::time_alone(const Exercise& exercise, const Case&
     return exclusive.waited;
 }
 
-nlohmann::json SpeedCaseTimer::alone_record(int case_index) const
-{
-    const auto found = alone_.find(case_index);
-    if (found == alone_.end() || !found->second.alone_failure.empty() || found->second.alone.capped) return nullptr;
-    const CaseTiming& timing = found->second;
-    return harness::timing::alone_record(timing.spec, timing.plan, timing.alone);
-}
-
-void SpeedCaseTimer::adopt_alone(const Exercise& exercise, const Case& c, const nlohmann::json& record)
-{
-    CaseTiming timing;
-    timing.plan = plan_;
-    timing.spec = batch_spec(exercise, c, plan_.reps_per_batch);
-    timing.alone = read_alone_record(record, alone_subject(timing.spec, timing.plan));
-    timing.fixed_cost_ms = fixed_cost_ms(timing.alone.windows);
-    alone_[c.index] = std::move(timing);
-    adopted_.insert(c.index);
-}
-
 double SpeedCaseTimer::alone_seconds(int case_index) const
 {
     const auto found = alone_.find(case_index);
-    if (found == alone_.end() || adopted_.count(case_index)) return 0;
-    return found->second.alone.seconds;
+    return found == alone_.end() ? 0 : found->second.alone.seconds;
 }
 
 bool SpeedCaseTimer::alone_failed(int case_index) const

@@ -174,9 +174,6 @@ TEST_CASE("the remaining options reach the command")
     CHECK(command.options.environment.reference_runner.empty());
     CHECK(accepted(submitted({"--reference-runner", "ref"})).options.environment.reference_runner == "ref");
     CHECK(accepted(submitted({"--bwrap", "/usr/bin/bwrap"})).bwrap == "/usr/bin/bwrap");
-    const GradeCommand timings = accepted(submitted({"--reference-timings", "in.json", "--record-reference-timings", "out.json"}));
-    CHECK(timings.options.request.reference_timings == "in.json");
-    CHECK(timings.options.request.record_reference_timings == "out.json");
     // A repeated option overrides, as before CLI11.
     CHECK(accepted(submitted({"--reps", "3", "--reps", "4"})).options.request.timing.rule.max_batches == 4);
     refused(submitted({"--no-reference-timing", "--reference-runner", "ref"}), "--reference-runner");
@@ -252,7 +249,6 @@ TEST_CASE("--build-only: no timing, and no option that only running cases uses")
     CHECK_FALSE(accepted(submitted({})).options.request.build_only);
     refused(submitted({"--build-only", "--exercise", "scan_kogge_stone", "--case", "n=1/int"}), "--case");
     refused(submitted({"--build-only", "--reps", "3"}), "--reps");
-    refused(submitted({"--build-only", "--record-reference-timings", "t.json"}), "--record-reference-timings");
     const CommandLine help = parse({"--help"});
     CHECK(help.message.find("--build-only") != std::string::npos);
 }

@@ -24,7 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string pipeline_secret_text = "s3cr3t-of-the-course-Zq81xKw0pL";
+const std::string secret_text = "s3cr3t-of-the-course-Zq81xKw0pL";
 const std::string other_secret = "another-s3cr3t-entirely-9f8e7d6c";
 
 using test_support::fresh_dir;
@@ -116,7 +116,7 @@ void check_schema(const json& document, const std::string& what)
 void check_students_files(const Grading& g)
 {
     std::vector<std::string> forbidden = {"n=777777", "777777", "spy: case n=4096", "spy: case n=777777",
-                                          "spy: environ", pipeline_secret_text, other_secret};
+                                          "spy: environ", secret_text, other_secret};
     for (const auto& c : g.results.at("exercises").at(0).at("cases"))
         if (c.at("hidden") == true) forbidden.push_back(c.at("seed").get<std::string>().substr(2));
     for (const char* name : {"gradescope.json", "prairielearn.json", "junit.xml", "summary.md", "student-results.json"}) {
@@ -150,11 +150,11 @@ TEST_CASE("a rubric with hidden cases and no secret grades nothing (exit code 2)
 
 TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a runner or a file shows it")
 {
-    const Grading g = grade_hidden("spy", "// FAKE_RUNNER: spy", SecretBy::file, pipeline_secret_text);
+    const Grading g = grade_hidden("spy", "// FAKE_RUNNER: spy", SecretBy::file, secret_text);
     INFO(g.run.output);
     REQUIRE(g.run.status.code == 0);
     check_schema(g.results, "results.json");
-    const grading::HiddenCaseSecret secret(pipeline_secret_text, grading::HiddenCaseSecret::Source::file);
+    const grading::HiddenCaseSecret secret(secret_text, grading::HiddenCaseSecret::Source::file);
     CHECK(g.results.at("hidden_cases").at("secret_id") == secret.id());
     const json& cases = g.results.at("exercises").at(0).at("cases");
     const std::size_t own = harness::cases_for(*harness::find_exercise("scan_kogge_stone")).size();
@@ -189,14 +189,14 @@ TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a run
 
     // The secret: in no file of the output and work directories (the runners' logs, the spy's
     // dumps of its environment, argv, /proc and files included), nor on the console.
-    CHECK(files_holding(g.dir / "out", pipeline_secret_text).empty());
-    CHECK(files_holding(g.dir / "work", pipeline_secret_text).empty());
-    CHECK(g.run.output.find(pipeline_secret_text) == std::string::npos);
+    CHECK(files_holding(g.dir / "out", secret_text).empty());
+    CHECK(files_holding(g.dir / "work", secret_text).empty());
+    CHECK(g.run.output.find(secret_text) == std::string::npos);
     CHECK_FALSE(files_holding(g.dir / "work", "spy: argv").empty());  // the logs are there to search
     check_students_files(g);
 
     // The same secret again: the same seeds; another secret: others.
-    const Grading again = grade_hidden("again", "", SecretBy::environment, pipeline_secret_text, {"--case", "n=777777/int"});
+    const Grading again = grade_hidden("again", "", SecretBy::environment, secret_text, {"--case", "n=777777/int"});
     const Grading other = grade_hidden("other", "", SecretBy::environment, other_secret, {"--case", "n=777777/int"});
     {
         INFO(again.run.output);
@@ -221,15 +221,15 @@ TEST_CASE("without the sandbox, neither grade's environment nor the timing serve
     fs::copy_file(FAKE_RUNNER, spy_reference);
     std::ofstream(spy_reference, std::ios::app) << "\nFAKE_RUNNER_BEHAVIOUR=spy;\n";
     fs::permissions(spy_reference, fs::perms::owner_all);
-    const Grading g = grade_hidden("no_sandbox", "// FAKE_RUNNER: spy", SecretBy::environment, pipeline_secret_text,
+    const Grading g = grade_hidden("no_sandbox", "// FAKE_RUNNER: spy", SecretBy::environment, secret_text,
                                    {"--no-sandbox", "--reference-runner", spy_reference.string()});
     INFO(g.run.output);
     REQUIRE(g.run.status.code == 0);
     const std::string server_log = file_text(g.dir / "work" / "timing-server.log");
     CHECK(server_log.find("spy: /proc/") != std::string::npos);  // it looked at its parent, grade
     CHECK(server_log.find(grading::secret_variable) != std::string::npos);  // the name's bytes stay, emptied
-    CHECK(files_holding(g.dir, pipeline_secret_text).empty());
-    CHECK(g.run.output.find(pipeline_secret_text) == std::string::npos);
+    CHECK(files_holding(g.dir, secret_text).empty());
+    CHECK(g.run.output.find(secret_text) == std::string::npos);
     check_students_files(g);
     fs::remove_all(g.dir);
     fs::remove_all(dir);
@@ -238,7 +238,7 @@ TEST_CASE("without the sandbox, neither grade's environment nor the timing serve
 TEST_CASE("a hidden case that fails: its status for the student, everything for the instructor")
 {
     // Case 24 is the rubric's extra case n=777777/int; case 5 (n=1023/int) a hidden case of the exercise's own.
-    const Grading crash = grade_hidden("hidden_crash", "// FAKE_RUNNER: crash_at:24", SecretBy::file, pipeline_secret_text);
+    const Grading crash = grade_hidden("hidden_crash", "// FAKE_RUNNER: crash_at:24", SecretBy::file, secret_text);
     REQUIRE(crash.run.status.code == 1);
     const json& crashed = case_labelled(crash.results, "n=777777/int");
     CHECK(crashed.at("status") == "crashed");
@@ -261,7 +261,7 @@ TEST_CASE("a hidden case that fails: its status for the student, everything for 
     }
     check_students_files(crash);
 
-    const Grading wrong = grade_hidden("hidden_wrong", "// FAKE_RUNNER: exclusive_scan", SecretBy::file, pipeline_secret_text,
+    const Grading wrong = grade_hidden("hidden_wrong", "// FAKE_RUNNER: exclusive_scan", SecretBy::file, secret_text,
                                        {"--case", "n=777777/int"});
     REQUIRE(wrong.run.status.code == 1);
     const json& w = case_labelled(wrong.results, "n=777777/int");

@@ -10,7 +10,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -96,15 +95,7 @@ public:
     // file and the timing server.
     CaseTiming time_in_turns(const Exercise& exercise, const Case& c, TimedWorker& student,
                              std::chrono::steady_clock::duration& waited);
-    // The reference's timing alone on this case as a record (harness/timing/alone_record.hpp) that
-    // another grading on this GPU may adopt; null where there is none to give: not timed, failed, or
-    // disturbed (it hit its caps).
-    nlohmann::json alone_record(int case_index) const;
-    // The reference's timing alone on `c` taken from `record` (alone_record's, of a grading on this
-    // GPU) instead of timed here. Throws std::runtime_error where it was measured for other batches
-    // or another plan, or is no record at all; the timer is then as it was.
-    void adopt_alone(const Exercise& exercise, const Case& c, const nlohmann::json& record);
-    // The exclusive seconds this grading spent on the alone timing of each case (0 for one adopted).
+    // The exclusive seconds of the alone timing of each case.
     double alone_seconds(int case_index) const;
     // Whether the reference's timing alone on this case hit its caps before the stopping rule was
     // met (a machine busy around it: the files compiling, other gradings): time it again when
@@ -123,7 +114,6 @@ private:
     HostLinkBytes host_link_;
     SubmissionBlame blame_;
     std::map<int, CaseTiming> alone_;  // by case index: alone, alone_failure, fixed_cost_ms
-    std::set<int> adopted_;            // the case indices whose timing alone another grading measured
 };
 
 }  // namespace harness::timing
