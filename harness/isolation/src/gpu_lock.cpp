@@ -41,9 +41,14 @@ void take(int fd, int operation, const std::string& path)
 }  // namespace
 
 GpuLock::GpuLock(const std::string& path)
-    : path_(path), queue_path_(path + ".queue"), quiet_path_(path + ".quiet"), gate_path_(path + ".gate")
+    : path_(path),
+      queue_path_(path + ".queue"),
+      quiet_path_(path + ".quiet"),
+      gate_path_(path + ".gate"),
+      wanted_path_(path + ".wanted")
 {
     ::close(open_lock_file(gate_path_, true));
+    ::close(open_lock_file(wanted_path_, true));
     ::close(open_lock_file(path_, true));
     ::close(open_lock_file(queue_path_, true));
     quiet_fd_ = open_lock_file(quiet_path_, true);
@@ -86,14 +91,40 @@ void GpuLock::wait_while_quiet(std::chrono::milliseconds limit) const
     }
 }
 
+void GpuLock::wait_while_wanted() const
+{
+    // The file is held shared by every timed hold from its asking to its dropping: exclusively it can
+    // be taken only when none is. Taken for a moment (which a timed hold asking then waits out).
+    const int wanted = open_lock_file(wanted_path_, false);
+    for (auto pause = std::chrono::microseconds(100);; pause = std::min(2 * pause, std::chrono::microseconds(2000))) {
+        if (::flock(wanted, LOCK_EX | LOCK_NB) == 0) break;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            const int error = errno;
+            ::close(wanted);
+            throw std::runtime_error("cannot take the GPU lock " + wanted_path_ + ": " + std::strerror(error));
+        }
+        std::this_thread::sleep_for(pause);
+    }
+    ::close(wanted);  // drops the moment's hold
+}
+
 GpuLock::Hold GpuLock::hold(bool exclusive) const
 {
     const auto started = std::chrono::steady_clock::now();
-    // In line first. A timed case keeps its place in the queue until it holds the GPU, so untimed
-    // cases that come after it wait instead of overtaking it (flock alone would let a stream of
-    // shared holds starve it for good).
-    const int queue = open_lock_file(queue_path_, false);
     Hold held;
+    // A timed hold says it is wanted before it lines up, and untimed ones wait while any is wanted:
+    // the timings of every grading then follow each other, and the GPU is emptied of correctness
+    // runs once for them all instead of once for each.
+    if (exclusive) {
+        held.wanted_fd_ = open_lock_file(wanted_path_, false);
+        take(held.wanted_fd_, LOCK_SH, wanted_path_);
+    } else {
+        wait_while_wanted();
+    }
+    // In line. A timed case keeps its place in the queue until it holds the GPU, so untimed cases
+    // that come after it wait instead of overtaking it (flock alone would let a stream of shared
+    // holds starve it for good).
+    const int queue = open_lock_file(queue_path_, false);
     try {
         take(queue, LOCK_EX, queue_path_);
         // A descriptor of its own: flock locks belong to an open file, so two holds of one process
@@ -162,25 +193,34 @@ std::vector<GpuLock::Hold> GpuLock::every_place(int places) const
     return held;
 }
 
-GpuLock::Hold::Hold(Hold&& other) noexcept : waited(other.waited), fd_(other.fd_)
+GpuLock::Hold::Hold(Hold&& other) noexcept : waited(other.waited), fd_(other.fd_), wanted_fd_(other.wanted_fd_)
 {
-    other.fd_ = -1;
+    other.fd_ = other.wanted_fd_ = -1;
 }
 
 GpuLock::Hold& GpuLock::Hold::operator=(Hold&& other) noexcept
 {
     if (this != &other) {
-        if (fd_ >= 0) ::close(fd_);
+        release();
         fd_ = other.fd_;
+        wanted_fd_ = other.wanted_fd_;
         waited = other.waited;
-        other.fd_ = -1;
+        other.fd_ = other.wanted_fd_ = -1;
     }
     return *this;
 }
 
 GpuLock::Hold::~Hold()
 {
-    if (fd_ >= 0) ::close(fd_);  // closing the last descriptor of the open file drops its lock
+    release();
+}
+
+void GpuLock::Hold::release() noexcept
+{
+    // Closing the last descriptor of an open file drops its lock: the GPU first, then the wish.
+    if (fd_ >= 0) ::close(fd_);
+    if (wanted_fd_ >= 0) ::close(wanted_fd_);
+    fd_ = wanted_fd_ = -1;
 }
 
 std::string gpu_lock_path(const std::string& directory, const std::string& gpu_key)

@@ -276,3 +276,57 @@ TEST_CASE("every place: an exercise that asks while every_place waits goes after
     CHECK(every_turn == 1);
     CHECK(late_turn == 2);
 }
+
+TEST_CASE("timed cases go first: one that asks while another is timed goes before an untimed case that asked earlier")
+{
+    // In a class, every exclusive hold used to empty the GPU of correctness runs by itself; timed
+    // cases asked meanwhile now follow each other (an untimed case waits while any is asked for).
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("timed_first").string(), "GPU-test"));
+    std::atomic<int> order{0};
+    std::atomic<bool> untimed_asking{false};
+    int untimed_turn = 0, second_timed_turn = 0;
+    GpuLock::Hold first = lock.hold(true);  // a timing under way
+    std::thread untimed([&] {
+        untimed_asking = true;
+        const GpuLock::Hold hold = lock.hold(false);
+        untimed_turn = ++order;
+    });
+    while (!untimed_asking) std::this_thread::yield();
+    // Asking before the timed case below whenever this thread gets there first (a loaded machine may
+    // delay it: then it asks after, and the order below is the same).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::thread second_timed([&] {
+        const GpuLock::Hold hold = lock.hold(true);
+        second_timed_turn = ++order;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    });
+    // The second timed case has said it is wanted once <path>.wanted cannot be taken exclusively
+    // with the first dropped (bounded: the test fails, it never hangs).
+    first = {};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (order.load() == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    second_timed.join();
+    untimed.join();
+    CHECK(second_timed_turn == 1);
+    CHECK(untimed_turn == 2);
+}
+
+TEST_CASE("an untimed case waits while a timed case is asked for, and goes once it is dropped")
+{
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("wanted").string(), "GPU-test"));
+    CHECK(free_for(lock.path() + ".wanted") == "exclusive");
+    GpuLock::Hold timed = lock.hold(true);
+    CHECK(free_for(lock.path() + ".wanted") == "shared");  // said while asked for and held
+    std::atomic<bool> admitted{false};
+    std::thread untimed([&] {
+        const GpuLock::Hold hold = lock.hold(false);
+        admitted = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK_FALSE(admitted.load());
+    timed = {};
+    untimed.join();
+    CHECK(admitted.load());
+    CHECK(free_for(lock.path() + ".wanted") == "exclusive");  // nothing left behind
+}

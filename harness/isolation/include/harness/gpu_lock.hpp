@@ -4,8 +4,11 @@
 // (a timed case's checked run and its reference's too) holds it shared while it uses the GPU, from
 // run_case until the runner says case_ran (the input is made before, the checks come after:
 // harness/channel.hpp), so correctness phases run side by side but never during another grading's
-// timing, and a timed case waits for no one's CPU work. Holds are granted in turn: an untimed case
-// that asks after a waiting timed case goes after it.
+// timing, and a timed case waits for no one's CPU work. Holds are granted in turn, timed ones first:
+// an untimed case that asks while any timed case waits or holds the GPU goes after every timed case
+// that asked meanwhile, so the timings of all gradings follow each other and the GPU is emptied of
+// correctness runs once for them, not once for each (in a class two at once, waiting timed cases
+// with the GPU emptying were 16% of the time: docs/gpu-runs.md, eighteenth session).
 //
 // The lock is flock(2) on a file the grader opens itself; submitted code never sees the file
 // (the sandbox hides the grader's /tmp), and a lock dies with the process that held it, so a
@@ -29,7 +32,7 @@ namespace harness {
 
 class GpuLock {
 public:
-    // Opens the lock file at `path`, its queue `path`.queue and `path`.quiet, creating them
+    // Opens the lock file at `path`, its queue `path`.queue, `path`.quiet and `path`.wanted, creating them
     // (readable by every user) where they are missing. Throws std::runtime_error when it cannot.
     explicit GpuLock(const std::string& path);
 
@@ -44,7 +47,9 @@ public:
 
     private:
         friend class GpuLock;
+        void release() noexcept;
         int fd_ = -1;
+        int wanted_fd_ = -1;  // a timed hold's share of <path>.wanted, from its asking to its dropping
     };
 
     // Blocks until the lock is held: exclusively for timed repetitions, shared otherwise.
@@ -85,7 +90,10 @@ private:
     std::string queue_path_;  // <path>.queue: where holds line up, so a timed case is never overtaken
     std::string quiet_path_;  // <path>.quiet: held exclusively while repetitions are timed
     std::string gate_path_;   // <path>.gate: every_place holds it while it takes the places
+    std::string wanted_path_;  // <path>.wanted: held shared by every timed hold asked and not dropped
     int quiet_fd_ = -1;       // shared by the checking threads, which take it shared only to wait
+    // Returns once no timed hold is asked for or held (polled: untimed holds never block a timed one).
+    void wait_while_wanted() const;
 };
 
 // The grader's chunk gate: its checking pauses while any grading on the GPU times repetitions.
