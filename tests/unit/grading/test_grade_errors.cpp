@@ -22,7 +22,7 @@ using grading::DeviceState;
 namespace {
 
 // A directory of this test process's own, made afresh.
-fs::path test_dir(const std::string& name)
+fs::path empty_submission_dir(const std::string& name)
 {
     const fs::path dir = fs::temp_directory_path() / ("grader_errors_" + std::to_string(::getpid()) + "_" + name);
     fs::remove_all(dir);
@@ -37,8 +37,8 @@ struct Refusal {
 
 // Runs grade on `dir`'s empty submission, results to dir/results.json unless `args` say otherwise,
 // and checks that no results file appeared. `launcher` goes before the program (bwrap ... --).
-Refusal grade(const fs::path& dir, std::vector<std::string> args, const std::string& program = GRADE_EXECUTABLE,
-              const std::vector<std::string>& launcher = {})
+Refusal grade_refusal(const fs::path& dir, std::vector<std::string> args, const std::string& program = GRADE_EXECUTABLE,
+                      const std::vector<std::string>& launcher = {})
 {
     std::vector<std::string> command = launcher;
     command.insert(command.end(),
@@ -69,8 +69,8 @@ std::size_t count(const std::string& text, const std::string& what)
     return n;
 }
 
-// A copy of the fake toolchain whose runners stand in for `device` (preflight.hpp's fake_device_file).
-std::string fake_toolchain_posing_as(const fs::path& dir, const std::string& device)
+// A copy of the fake nvcc alone, whose runners stand in for `device` (preflight.hpp's fake_device_file).
+std::string fake_nvcc_posing_as(const fs::path& dir, const std::string& device)
 {
     fs::create_directories(dir / "toolchain" / "bin");
     fs::copy_file(FAKE_NVCC, dir / "toolchain" / "bin" / "nvcc");
@@ -88,11 +88,11 @@ fs::path write_file(const fs::path& path, const std::string& text)
 
 TEST_CASE("no GPU: one message naming the CUDA error, exit code 3, nothing graded")
 {
-    const fs::path dir = test_dir("no_gpu");
-    const std::string nvcc = fake_toolchain_posing_as(
+    const fs::path dir = empty_submission_dir("no_gpu");
+    const std::string nvcc = fake_nvcc_posing_as(
         dir,
         R"json({"error": "cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)"})json");
-    const Refusal r = grade(dir, {"--nvcc", nvcc});
+    const Refusal r = grade_refusal(dir, {"--nvcc", nvcc});
     CHECK(r.code == 3);
     CHECK(has(r, "grade: no usable GPU: cudaErrorInsufficientDriver"));
     CHECK(has(r, "nvidia-smi"));
@@ -103,8 +103,8 @@ TEST_CASE("no GPU: one message naming the CUDA error, exit code 3, nothing grade
 
 TEST_CASE("the CUDA runtime's own answer: no GPU here, or one that cannot run sm_999")
 {
-    const fs::path dir = test_dir("real_probe");
-    const Refusal r = grade(dir, {"--arch", "999"});  // the compiler and device 0 this machine really has
+    const fs::path dir = empty_submission_dir("real_probe");
+    const Refusal r = grade_refusal(dir, {"--arch", "999"});  // the compiler and device 0 this machine really has
     CHECK(r.code == 3);
     CHECK((has(r, "grade: no usable GPU: ") || has(r, "--arch 999 builds code for compute capability 99.9")));
     CHECK(count(r.output, "no usable GPU") <= 1);
@@ -113,9 +113,9 @@ TEST_CASE("the CUDA runtime's own answer: no GPU here, or one that cannot run sm
 
 TEST_CASE("a GPU too old for --arch is refused with the architecture it can run")
 {
-    const fs::path dir = test_dir("old_gpu");
-    const std::string nvcc = fake_toolchain_posing_as(dir, R"({"name": "Fake H100", "compute_capability": "9.0"})");
-    const Refusal r = grade(dir, {"--nvcc", nvcc, "--arch", "100", "--no-reference-timing"});
+    const fs::path dir = empty_submission_dir("old_gpu");
+    const std::string nvcc = fake_nvcc_posing_as(dir, R"({"name": "Fake H100", "compute_capability": "9.0"})");
+    const Refusal r = grade_refusal(dir, {"--nvcc", nvcc, "--arch", "100", "--no-reference-timing"});
     CHECK(r.code == 3);
     CHECK(has(r,
               "--arch 100 builds code for compute capability 10.0 that this GPU, Fake H100 (compute capability "
@@ -142,33 +142,33 @@ TEST_CASE("which architectures run on which GPU")
 
 TEST_CASE("the compiler: missing, not executable, or not working")
 {
-    const fs::path dir = test_dir("nvcc");
-    const Refusal missing = grade(dir, {"--nvcc", "/nonexistent/bin/nvcc"});
+    const fs::path dir = empty_submission_dir("nvcc");
+    const Refusal missing = grade_refusal(dir, {"--nvcc", "/nonexistent/bin/nvcc"});
     CHECK(missing.code == 3);
     CHECK(has(missing, "grade: the compiler /nonexistent/bin/nvcc does not exist"));
     CHECK(has(missing, "pass --nvcc with the path of the CUDA Toolkit's nvcc"));
-    CHECK(
-        has(grade(dir, {"--nvcc", "no-such-nvcc-anywhere"}), "the compiler no-such-nvcc-anywhere is not on the PATH"));
+    CHECK(has(grade_refusal(dir, {"--nvcc", "no-such-nvcc-anywhere"}),
+              "the compiler no-such-nvcc-anywhere is not on the PATH"));
 
     const fs::path plain = write_file(dir / "nvcc-plain", "not a program\n");
-    const Refusal not_executable = grade(dir, {"--nvcc", plain.string()});
+    const Refusal not_executable = grade_refusal(dir, {"--nvcc", plain.string()});
     CHECK(not_executable.code == 3);
     CHECK(has(not_executable, "grade: the compiler " + plain.string() + " cannot be run: Permission denied"));
 
     const fs::path broken =
         write_file(dir / "nvcc-broken", "#!/bin/sh\necho 'libcudart.so: cannot open' >&2\nexit 1\n");
     fs::permissions(broken, fs::perms::owner_all);
-    const Refusal failing = grade(dir, {"--nvcc", broken.string()});
+    const Refusal failing = grade_refusal(dir, {"--nvcc", broken.string()});
     CHECK(failing.code == 3);
     CHECK(has(failing, "does not work: `" + broken.string() + " --version` ended with exit code 1: libcudart.so"));
 }
 
 TEST_CASE("grade copied away from its lib/ says so; started from the PATH, it finds its lib/")
 {
-    const fs::path dir = test_dir("install");
+    const fs::path dir = empty_submission_dir("install");
     fs::create_directories(dir / "bin");
     fs::copy_file(GRADE_EXECUTABLE, dir / "bin" / "grade");
-    const Refusal copied = grade(dir, {"--nvcc", FAKE_NVCC}, (dir / "bin" / "grade").string());
+    const Refusal copied = grade_refusal(dir, {"--nvcc", FAKE_NVCC}, (dir / "bin" / "grade").string());
     CHECK(copied.code == 3);
     CHECK(has(copied, "the runner object " + (dir / "lib" / "grader_runner.o").string() + " is missing"));
     CHECK(has(copied, "the reference runner " + (dir / "bin" / "grader_reference_runner").string()));
@@ -189,26 +189,26 @@ TEST_CASE("grade copied away from its lib/ says so; started from the PATH, it fi
 
 TEST_CASE("an output whose directory is missing, for results.json and for every other format")
 {
-    const fs::path dir = test_dir("outputs");
+    const fs::path dir = empty_submission_dir("outputs");
     const std::string missing = (dir / "missing" / "out").string();
-    const Refusal results = grade(dir, {"--nvcc", FAKE_NVCC, "--output", missing + ".json"});
+    const Refusal results = grade_refusal(dir, {"--nvcc", FAKE_NVCC, "--output", missing + ".json"});
     CHECK(results.code == 3);
     CHECK(has(results,
               "grade: --output " + missing + ".json: the directory " + (dir / "missing").string() + " does not exist"));
     CHECK(has(results, "mkdir -p"));
     CHECK_FALSE(fs::exists(dir / "missing"));
     for (const std::string option : {"--gradescope", "--prairielearn", "--junit", "--markdown"}) {
-        const Refusal format = grade(dir, {"--nvcc", FAKE_NVCC, option, missing});
+        const Refusal format = grade_refusal(dir, {"--nvcc", FAKE_NVCC, option, missing});
         CHECK(format.code == 3);
         CHECK(has(format, "grade: " + option + " " + missing + ": the directory"));
     }
-    CHECK(has(grade(dir, {"--nvcc", FAKE_NVCC, "--output", dir.string()}), "is a directory"));
+    CHECK(has(grade_refusal(dir, {"--nvcc", FAKE_NVCC, "--output", dir.string()}), "is a directory"));
 }
 
 TEST_CASE("a rubric that is missing or wrong: exit code 2 with the file, the field and the rule")
 {
-    const fs::path dir = test_dir("rubric");
-    const Refusal missing = grade(dir, {"--nvcc", FAKE_NVCC, "--rubric", (dir / "nope.json").string()});
+    const fs::path dir = empty_submission_dir("rubric");
+    const Refusal missing = grade_refusal(dir, {"--nvcc", FAKE_NVCC, "--rubric", (dir / "nope.json").string()});
     CHECK(missing.code == 2);
     CHECK(has(missing, "--rubric: " + (dir / "nope.json").string() + ": no such file"));
 
@@ -222,7 +222,7 @@ TEST_CASE("a rubric that is missing or wrong: exit code 2 with the file, the fie
     };
     for (const auto& w : wrong) {
         const fs::path rubric = write_file(dir / "rubric.json", w.text);
-        const Refusal r = grade(dir, {"--nvcc", FAKE_NVCC, "--rubric", rubric.string()});
+        const Refusal r = grade_refusal(dir, {"--nvcc", FAKE_NVCC, "--rubric", rubric.string()});
         CHECK(r.code == 2);
         CHECK(has(r, "grade: --rubric: " + rubric.string() + ": "));
         CHECK(has(r, w.expected));
@@ -231,7 +231,7 @@ TEST_CASE("a rubric that is missing or wrong: exit code 2 with the file, the fie
 
 TEST_CASE("a rubric grade may not read: exit code 3, also where the tests run as root")
 {
-    const fs::path dir = test_dir("closed_rubric");
+    const fs::path dir = empty_submission_dir("closed_rubric");
     const fs::path rubric = write_file(dir / "closed.json", "{}");
     fs::permissions(rubric, fs::perms::none);
     // Root reads every file. As uid 1000 of a user namespace, where root's files are its own and it
@@ -246,7 +246,8 @@ TEST_CASE("a rubric grade may not read: exit code 3, also where the tests run as
         launcher = {"bwrap", "--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL", "--bind", "/", "/",
                     "--dev", "/dev", "--proc", "/proc", "--"};
     }
-    const Refusal r = grade(dir, {"--nvcc", FAKE_NVCC, "--rubric", rubric.string()}, GRADE_EXECUTABLE, launcher);
+    const Refusal r =
+        grade_refusal(dir, {"--nvcc", FAKE_NVCC, "--rubric", rubric.string()}, GRADE_EXECUTABLE, launcher);
     CHECK(r.code == 3);
     CHECK(has(r, "grade: --rubric " + rubric.string() + ": cannot read it: Permission denied"));
     CHECK(has(r, "make the file readable to the user grade runs as"));

@@ -24,7 +24,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string secret_text = "s3cr3t-of-the-course-Zq81xKw0pL";
+const std::string course_secret = "s3cr3t-of-the-course-Zq81xKw0pL";
 const std::string other_secret = "another-s3cr3t-entirely-9f8e7d6c";
 
 using test_support::fresh_dir;
@@ -96,7 +96,7 @@ Grading grade_hidden(const std::string& name, const std::string& source, SecretB
     return g;
 }
 
-const json& case_labelled(const json& results, const std::string& label)
+const json& first_exercise_case(const json& results, const std::string& label)
 {
     for (const auto& c : results.at("exercises").at(0).at("cases"))
         if (c.at("label") == label) return c;
@@ -115,8 +115,8 @@ void check_schema(const json& document, const std::string& what)
 // The students' files of a grading: none names a hidden case, its seed or what was printed during it.
 void check_students_files(const Grading& g)
 {
-    std::vector<std::string> forbidden = {"n=777777", "777777", "spy: case n=4096", "spy: case n=777777",
-                                          "spy: environ", secret_text, other_secret};
+    std::vector<std::string> forbidden = {"n=777777",     "777777",      "spy: case n=4096", "spy: case n=777777",
+                                          "spy: environ", course_secret, other_secret};
     for (const auto& c : g.results.at("exercises").at(0).at("cases"))
         if (c.at("hidden") == true) forbidden.push_back(c.at("seed").get<std::string>().substr(2));
     for (const char* name : {"gradescope.json", "prairielearn.json", "junit.xml", "summary.md", "student-results.json"}) {
@@ -150,11 +150,11 @@ TEST_CASE("a rubric with hidden cases and no secret grades nothing (exit code 2)
 
 TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a runner or a file shows it")
 {
-    const Grading g = grade_hidden("spy", "// FAKE_RUNNER: spy", SecretBy::file, secret_text);
+    const Grading g = grade_hidden("spy", "// FAKE_RUNNER: spy", SecretBy::file, course_secret);
     INFO(g.run.output);
     REQUIRE(g.run.status.code == 0);
     check_schema(g.results, "results.json");
-    const grading::HiddenCaseSecret secret(secret_text, grading::HiddenCaseSecret::Source::file);
+    const grading::HiddenCaseSecret secret(course_secret, grading::HiddenCaseSecret::Source::file);
     CHECK(g.results.at("hidden_cases").at("secret_id") == secret.id());
     const json& cases = g.results.at("exercises").at(0).at("cases");
     const std::size_t own = harness::cases_for(*harness::find_exercise("scan_kogge_stone")).size();
@@ -171,7 +171,7 @@ TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a run
         hidden += !visible;
     }
     CHECK(g.results.at("hidden_cases").at("count") == hidden);
-    CHECK(case_labelled(g.results, "n=777777/int").at("index") == static_cast<int>(own));
+    CHECK(first_exercise_case(g.results, "n=777777/int").at("index") == static_cast<int>(own));
 
     // What the runners printed: the visible runner saw only visible cases; the hidden cases' runners
     // printed theirs into the instructor's record alone.
@@ -189,14 +189,14 @@ TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a run
 
     // The secret: in no file of the output and work directories (the runners' logs, the spy's
     // dumps of its environment, argv, /proc and files included), nor on the console.
-    CHECK(files_holding(g.dir / "out", secret_text).empty());
-    CHECK(files_holding(g.dir / "work", secret_text).empty());
-    CHECK(g.run.output.find(secret_text) == std::string::npos);
+    CHECK(files_holding(g.dir / "out", course_secret).empty());
+    CHECK(files_holding(g.dir / "work", course_secret).empty());
+    CHECK(g.run.output.find(course_secret) == std::string::npos);
     CHECK_FALSE(files_holding(g.dir / "work", "spy: argv").empty());  // the logs are there to search
     check_students_files(g);
 
     // The same secret again: the same seeds; another secret: others.
-    const Grading again = grade_hidden("again", "", SecretBy::environment, secret_text, {"--case", "n=777777/int"});
+    const Grading again = grade_hidden("again", "", SecretBy::environment, course_secret, {"--case", "n=777777/int"});
     const Grading other = grade_hidden("other", "", SecretBy::environment, other_secret, {"--case", "n=777777/int"});
     {
         INFO(again.run.output);
@@ -206,8 +206,10 @@ TEST_CASE("hidden cases grade on the secret's seeds; the secret is nowhere a run
         INFO(other.run.output);
         REQUIRE(other.run.status.code == 0);
     }
-    CHECK(case_labelled(again.results, "n=777777/int").at("seed") == case_labelled(g.results, "n=777777/int").at("seed"));
-    CHECK(case_labelled(other.results, "n=777777/int").at("seed") != case_labelled(g.results, "n=777777/int").at("seed"));
+    CHECK(first_exercise_case(again.results, "n=777777/int").at("seed") ==
+          first_exercise_case(g.results, "n=777777/int").at("seed"));
+    CHECK(first_exercise_case(other.results, "n=777777/int").at("seed") !=
+          first_exercise_case(g.results, "n=777777/int").at("seed"));
     CHECK(other.results.at("hidden_cases").at("secret_id") != secret.id());
     for (const auto* run : {&g, &again, &other}) fs::remove_all(run->dir);
 }
@@ -221,15 +223,15 @@ TEST_CASE("without the sandbox, neither grade's environment nor the timing serve
     fs::copy_file(FAKE_RUNNER, spy_reference);
     std::ofstream(spy_reference, std::ios::app) << "\nFAKE_RUNNER_BEHAVIOUR=spy;\n";
     fs::permissions(spy_reference, fs::perms::owner_all);
-    const Grading g = grade_hidden("no_sandbox", "// FAKE_RUNNER: spy", SecretBy::environment, secret_text,
+    const Grading g = grade_hidden("no_sandbox", "// FAKE_RUNNER: spy", SecretBy::environment, course_secret,
                                    {"--no-sandbox", "--reference-runner", spy_reference.string()});
     INFO(g.run.output);
     REQUIRE(g.run.status.code == 0);
     const std::string server_log = file_text(g.dir / "work" / "timing-server.log");
     CHECK(server_log.find("spy: /proc/") != std::string::npos);  // it looked at its parent, grade
     CHECK(server_log.find(grading::secret_variable) != std::string::npos);  // the name's bytes stay, emptied
-    CHECK(files_holding(g.dir, secret_text).empty());
-    CHECK(g.run.output.find(secret_text) == std::string::npos);
+    CHECK(files_holding(g.dir, course_secret).empty());
+    CHECK(g.run.output.find(course_secret) == std::string::npos);
     check_students_files(g);
     fs::remove_all(g.dir);
     fs::remove_all(dir);
@@ -238,9 +240,9 @@ TEST_CASE("without the sandbox, neither grade's environment nor the timing serve
 TEST_CASE("a hidden case that fails: its status for the student, everything for the instructor")
 {
     // Case 24 is the rubric's extra case n=777777/int; case 5 (n=1023/int) a hidden case of the exercise's own.
-    const Grading crash = grade_hidden("hidden_crash", "// FAKE_RUNNER: crash_at:24", SecretBy::file, secret_text);
+    const Grading crash = grade_hidden("hidden_crash", "// FAKE_RUNNER: crash_at:24", SecretBy::file, course_secret);
     REQUIRE(crash.run.status.code == 1);
-    const json& crashed = case_labelled(crash.results, "n=777777/int");
+    const json& crashed = first_exercise_case(crash.results, "n=777777/int");
     CHECK(crashed.at("status") == "crashed");
     CHECK(crashed.at("summary").get<std::string>().find("SIGSEGV") != std::string::npos);
     const json students = json::parse(file_text(crash.dir / "out" / "student-results.json"));
@@ -261,10 +263,10 @@ TEST_CASE("a hidden case that fails: its status for the student, everything for 
     }
     check_students_files(crash);
 
-    const Grading wrong = grade_hidden("hidden_wrong", "// FAKE_RUNNER: exclusive_scan", SecretBy::file, secret_text,
+    const Grading wrong = grade_hidden("hidden_wrong", "// FAKE_RUNNER: exclusive_scan", SecretBy::file, course_secret,
                                        {"--case", "n=777777/int"});
     REQUIRE(wrong.run.status.code == 1);
-    const json& w = case_labelled(wrong.results, "n=777777/int");
+    const json& w = first_exercise_case(wrong.results, "n=777777/int");
     CHECK(w.at("status") == "wrong");
     CHECK_FALSE(w.at("findings").empty());  // the instructor's: where and what
     const std::string student_view = file_text(wrong.dir / "out" / "student-results.json");

@@ -30,7 +30,7 @@ using namespace grading;
 
 namespace {
 
-const fs::path repository = test_support::repository();
+using test_support::repository;
 
 std::vector<std::string> numbered_opcodes(const std::string& prefix, int count)
 {
@@ -199,13 +199,13 @@ const CompiledSet& compiled()
         std::vector<std::pair<Compiled, std::string>> work;  // (file, source text)
         for (const auto& e : harness::all_exercises()) {
             const std::string stem = e.name + ".cu";
-            work.push_back({{"reference/" + stem, e.name, "reference", {}}, read(repository / "reference" / stem)});
-            for (const auto& folder : fs::directory_iterator(repository / "exercises"))
+            work.push_back({{"reference/" + stem, e.name, "reference", {}}, read(repository() / "reference" / stem)});
+            for (const auto& folder : fs::directory_iterator(repository() / "exercises"))
                 if (fs::exists(folder.path() / stem))
                     work.push_back({{"exercises/" + folder.path().filename().string() + "/" + stem, e.name, "stub", {}},
                                     read(folder.path() / stem)});
             for (const char* family : {"buggy", "adversarial"}) {
-                const fs::path root = repository / "tests" / family / e.name;
+                const fs::path root = repository() / "tests" / family / e.name;
                 if (!fs::is_directory(root)) continue;
                 for (const auto& folder : fs::directory_iterator(root))
                     if (fs::exists(folder.path() / stem))

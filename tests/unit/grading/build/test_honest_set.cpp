@@ -27,7 +27,7 @@ using namespace grading;
 
 namespace {
 
-const fs::path repository = test_support::repository();
+using test_support::repository;
 
 using test_support::contains;
 
@@ -89,7 +89,7 @@ SetBuild& set_build(Set which)
                                  ? std::vector<std::pair<std::string, int>>{{"reference", 0}, {"exercises", 1}, {"tests/buggy", 2}}
                                  : std::vector<std::pair<std::string, int>>{{"tests/adversarial", 2}};
         for (const auto& [folder, depth] : folders)
-            for (const auto& f : files_matching(repository / folder, depth)) sources.push_back(f);
+            for (const auto& f : files_matching(repository() / folder, depth)) sources.push_back(f);
         if (which != Set::honest) {  // one half of the attacks, in path order
             const std::size_t half = (sources.size() + 1) / 2;
             if (which == Set::attacks_first_half) sources.resize(half);
@@ -98,7 +98,7 @@ SetBuild& set_build(Set which)
         std::vector<std::pair<std::string, std::string>> work;
         std::vector<std::string> names;
         for (const auto& source : sources) {
-            const std::string name = fs::relative(source, repository).string();
+            const std::string name = fs::relative(source, repository()).string();
             // Each in a folder of its own, under the exercise's file name (the reference PTX's name).
             const fs::path sub = build.dir / std::to_string(work.size());
             fs::create_directories(sub / "work");
@@ -233,7 +233,7 @@ void check_attack_verdicts(Set half)
         ++attacks;
         CAPTURE(name);
         INFO(findings_of(b));
-        std::ifstream file(repository / fs::path(name).parent_path() / "expect.json");
+        std::ifstream file(repository() / fs::path(name).parent_path() / "expect.json");
         const nlohmann::json spec = nlohmann::json::parse(file);
         const std::string exercise = fs::path(name).stem().string();
         // The checks of this exercise: the top level's, and its own entry under "for".

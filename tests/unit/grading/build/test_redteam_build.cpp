@@ -12,6 +12,7 @@
 
 #include "grading/build.hpp"
 #include "harness/sandbox.hpp"
+#include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace grading;
@@ -66,10 +67,7 @@ TEST_CASE("a source of mode 0600 (the grader reads it, the sandbox's uid cannot)
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
+using test_support::contains;
 
 }  // namespace
 

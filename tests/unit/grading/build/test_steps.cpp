@@ -27,7 +27,7 @@ using namespace grading;
 
 namespace {
 
-const fs::path repository = test_support::repository();
+using test_support::repository;
 
 using test_support::contains;
 
@@ -196,7 +196,7 @@ const fs::path real_dir = fs::temp_directory_path() / ("grader_test_build_" + st
 // One source per case; the launcher's name is scan_kogge_stone in all of them.
 std::map<std::string, std::string> real_sources(const std::string& harness_symbol, const fs::path& outside_header)
 {
-    std::ifstream stub(repository / "exercises" / "scan_kogge_stone" / "scan_kogge_stone.cu");
+    std::ifstream stub(repository() / "exercises" / "scan_kogge_stone" / "scan_kogge_stone.cu");
     const std::string stub_text((std::istreambuf_iterator<char>(stub)), std::istreambuf_iterator<char>());
     const std::string launcher = "void scan_kogge_stone(const float* in, float* out, int n) {}\n";
     return {

@@ -32,7 +32,7 @@ std::string fixture(const std::string& name)
     return text.str();
 }
 
-bool valid_utf8(const std::string& s)
+bool valid_utf8_sequences(const std::string& s)
 {
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
@@ -223,9 +223,9 @@ TEST_CASE("random bytes and mutated reports: no throw, valid text, bounded field
         REQUIRE_NOTHROW(r = parse_sanitizer_output(text, "racecheck", 5));
         CHECK(r.findings.size() <= 5);
         for (const auto& f : r.findings) {
-            CHECK(valid_utf8(f.kernel));
-            CHECK(valid_utf8(f.file));
-            CHECK(valid_utf8(f.explanation));
+            CHECK(valid_utf8_sequences(f.kernel));
+            CHECK(valid_utf8_sequences(f.file));
+            CHECK(valid_utf8_sequences(f.explanation));
             CHECK(f.kernel.size() <= 200);
             CHECK(f.detail.size() <= 200);
             CHECK(f.kernel.find('\x1b') == std::string::npos);
