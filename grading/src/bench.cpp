@@ -125,26 +125,6 @@ std::string table_row(const json& row)
            percent(row.at("fraction_of_copy").get<double>()) + " |\n";
 }
 
-// ISO 8601, UTC: when the numbers were taken.
-std::string utc_now()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
-
-std::string last_line(const std::string& text)
-{
-    std::string line, last;
-    std::istringstream lines(text);
-    while (std::getline(lines, line))
-        if (!line.empty()) last = line;
-    return last;
-}
-
 std::string indented(const std::string& text)
 {
     std::string out = "  ";
@@ -320,7 +300,7 @@ int run_bench(const BenchCommand& command, const DeviceProbe& probe, std::ostrea
             return exit_environment_error;
         }
         try {
-            bench = json::parse(last_line(run.output));
+            bench = json::parse(formats::last_line(run.output));
             check_bench_json(bench, command);
         } catch (const std::exception& e) {
             err << "grade bench: the reference runner's answer is not a bench: " << e.what() << "\n"
@@ -329,7 +309,7 @@ int run_bench(const BenchCommand& command, const DeviceProbe& probe, std::ostrea
         }
     }
     bench["grader_version"] = GRADER_VERSION;
-    bench["created"] = utc_now();
+    bench["created"] = formats::utc_now();  // when the numbers were taken
     const std::string markdown = bench_markdown(bench);
     const fs::path dir(command.output_dir);
     try {

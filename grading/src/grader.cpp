@@ -60,14 +60,6 @@ std::vector<std::string> sandbox_environment()
     return env;
 }
 
-std::string utc_now()
-{
-    const std::time_t now = std::time(nullptr);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    return text;
-}
-
 // The exercise's cases as the rubric grades them: hidden ones on seeds from the secret
 // (grading/hidden_cases.hpp).
 std::vector<harness::Case> cases_to_grade(const harness::Exercise& exercise, const GradeRequest& request)
@@ -753,7 +745,7 @@ private:
     void describe_the_grading()
     {
         report_.grader_version = GRADER_VERSION;
-        report_.started_at = utc_now();
+        report_.started_at = formats::utc_now();
         report_.submission = request_.submission;
         const harness::Sandbox* sandbox = environment_.sandbox;
         report_.sandbox = sandbox ? sandbox->describe() : "none (--no-sandbox)";

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/text.hpp"
 #include "harness/process.hpp"
 
 namespace fs = std::filesystem;
@@ -22,15 +23,6 @@ namespace grading {
 namespace {
 
 constexpr std::chrono::seconds compiler_answer_limit{60};
-
-std::string last_line(const std::string& text)
-{
-    std::string line, last;
-    std::istringstream lines(text);
-    while (std::getline(lines, line))
-        if (!line.empty()) last = line;
-    return last;
-}
 
 // The sm_NN codes `nvcc --list-gpu-code` names, in its order; empty when this nvcc cannot list
 // them (older than CUDA 11), and then any --arch is left for the compiles to judge.
@@ -95,7 +87,7 @@ std::string check_compiler(const Toolchain& toolchain)
         const auto version = harness::run_command({nvcc, "--version"}, compiler_answer_limit);
         if (!version.status.ok())
             return "the compiler " + nvcc + " does not work: `" + nvcc + " --version` ended with " +
-                   version.status.describe() + (version.output.empty() ? "" : ": " + last_line(version.output)) + fix;
+                   version.status.describe() + (version.output.empty() ? "" : ": " + formats::last_line(version.output)) + fix;
         const std::vector<std::string> codes = gpu_codes(nvcc);
         const std::string code = "sm_" + std::regex_replace(toolchain.arch, std::regex("[a-z]$"), "");
         if (!codes.empty() && std::find(codes.begin(), codes.end(), code) == codes.end())

@@ -85,14 +85,6 @@ constexpr std::array<LaunchCall, 8> launch_calls = {{
     {"cudaGraphLaunch", "cudaGraphLaunch"},
 }};
 
-std::string trimmed(std::string_view text)
-{
-    const std::size_t first = text.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) return {};
-    const std::size_t last = text.find_last_not_of(" \t\r");
-    return std::string(text.substr(first, last - first + 1));
-}
-
 }  // namespace
 
 PtxTechnique read_ptx_technique(const std::string& ptx)
@@ -139,7 +131,7 @@ std::vector<KernelResources> parse_resource_usage(const std::string& text)
     bool elf = false, pending = false;
     std::string arch;
     for (std::string raw; std::getline(lines, raw);) {
-        const std::string line = trimmed(raw);
+        const std::string line = formats::trimmed(raw);
         if (line.rfind("Fatbin ", 0) == 0) {
             elf = line.find("elf code") != std::string::npos;
             pending = false;
@@ -148,12 +140,12 @@ std::vector<KernelResources> parse_resource_usage(const std::string& text)
         }
         if (!elf) continue;
         if (line.rfind("arch = ", 0) == 0) {
-            arch = trimmed(std::string_view(line).substr(7));
+            arch = formats::trimmed(std::string_view(line).substr(7));
             continue;
         }
         if (line.rfind("Function ", 0) == 0 && line.size() > 10 && line.back() == ':') {
             kernels.push_back({});
-            kernels.back().name = trimmed(std::string_view(line).substr(9, line.size() - 10));
+            kernels.back().name = formats::trimmed(std::string_view(line).substr(9, line.size() - 10));
             kernels.back().arch = arch;
             pending = true;
             continue;

@@ -62,7 +62,7 @@ const CLI::Validator gpu_name(
     },
     "");
 
-const CLI::Validator positive_seconds(
+const CLI::Validator student_limit_seconds(
     [](std::string& text) -> std::string {
         char* end = nullptr;
         const double seconds = std::strtod(text.c_str(), &end);
@@ -126,7 +126,7 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
            [&command](const double& s) { command.student_time_limit = std::chrono::seconds(static_cast<long>(s)); },
            "wall-clock limit of one student's whole grading in seconds (default: 1800)")
         ->type_name("S")
-        ->check(positive_seconds);
+        ->check(student_limit_seconds);
     app.add_flag("--keep-work", command.keep_work, "keep each student's work directory (runners, logs)");
     app.add_flag("--quiet", command.quiet, "no line per student, only the summary at the end");
 

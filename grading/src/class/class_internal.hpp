@@ -8,9 +8,6 @@
 
 namespace grading::class_detail {
 
-// Now, ISO 8601 UTC ("2026-01-31T12:00:00Z").
-std::string utc_now();
-
 // `x` with '.' decimals whatever the locale, at most `decimals` of them, trailing zeros dropped.
 std::string number_text(double x, int decimals = 2);
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "class_internal.hpp"
+#include "../formats/text.hpp"
 #include "grader_config.hpp"
 #include "grading/class_results.hpp"
 #include "grading/report.hpp"
@@ -23,16 +24,6 @@ using nlohmann::json;
 namespace grading {
 
 namespace class_detail {
-
-std::string utc_now()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
 
 std::string number_text(double x, int decimals)
 {
@@ -459,7 +450,7 @@ json class_results(const std::vector<StudentFolder>& folders_in, std::vector<std
     for (double t : totals) total_sum += t;
     return {{"schema_version", class_results_schema_version},
             {"grader_version", GRADER_VERSION},
-            {"generated_at", class_detail::utc_now()},
+            {"generated_at", formats::utc_now()},
             {"exercises", exercises},
             {"summary",
              {{"students", folders.size()},

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "class_internal.hpp"
+#include "../formats/text.hpp"
 #include "grading/hidden_cases.hpp"
 #include "harness/text.hpp"
 
@@ -31,18 +32,10 @@ bool first_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-std::string trim(std::string_view text)
-{
-    const auto begin = text.find_first_not_of(" \t\r");
-    if (begin == std::string_view::npos) return {};
-    const auto end = text.find_last_not_of(" \t\r");
-    return std::string(text.substr(begin, end - begin + 1));
-}
-
 // A YAML scalar as Gradescope writes them: plain, 'single' ('' is a quote) or "double" (\" and \\).
 std::string yaml_scalar(std::string_view raw)
 {
-    std::string text = trim(raw);
+    std::string text = formats::trimmed(raw);
     if (text.size() >= 2 && text.front() == '\'' && text.back() == '\'') {
         std::string out;
         for (std::size_t i = 1; i + 1 < text.size(); ++i) {
@@ -177,7 +170,7 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
     std::size_t submitters_indent = 0, item_indent = 0;
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (trim(line).empty() || trim(line)[0] == '#') continue;
+        if (formats::trimmed(line).empty() || formats::trimmed(line)[0] == '#') continue;
         const std::size_t indent = indentation(line);
         const std::string content = line.substr(indent);
         if (indent == 0) {
@@ -204,7 +197,7 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
             }
             item_indent = indent;
             submissions.back().second.push_back({});
-            field = trim(field.substr(2));
+            field = formats::trimmed(field.substr(2));
         } else if (indent <= submitters_indent) {
             in_submitters = false;
             continue;

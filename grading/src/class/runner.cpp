@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "class_internal.hpp"
+#include "../formats/text.hpp"
 #include "grading/class_grading.hpp"
 #include "grading/command_line.hpp"
 #include "grading/hidden_cases.hpp"
@@ -193,7 +194,7 @@ StudentRecord grade_student(const Setting& setting, const Job& job, const ClassG
     record.submitters = job.entry.submitters;
     record.gpu = gpu.visible;
     record.gpu_label = gpu.label;
-    record.started_at = class_detail::utc_now();
+    record.started_at = formats::utc_now();
     record.grading = setting.grading;
     if (command.shard_count > 1)
         record.shard = std::to_string(command.shard_index) + "/" + std::to_string(command.shard_count);

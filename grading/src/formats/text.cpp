@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <ctime>
 #include <sstream>
 
 namespace grading::formats {
@@ -126,6 +127,33 @@ std::string last_chars(std::string_view text, std::size_t max_chars)
     const std::size_t line = text.find('\n', start);
     if (line != std::string_view::npos && line - start < 200) start = line + 1;
     return std::string(text.substr(start));
+}
+
+std::string trimmed(std::string_view text)
+{
+    const std::size_t first = text.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) return {};
+    const std::size_t last = text.find_last_not_of(" \t\r");
+    return std::string(text.substr(first, last - first + 1));
+}
+
+std::string last_line(std::string_view text)
+{
+    std::string line, last;
+    std::istringstream lines{std::string(text)};
+    while (std::getline(lines, line))
+        if (!line.empty()) last = line;
+    return last;
+}
+
+std::string utc_now()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    ::gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
 }
 
 std::string fixed(double value, int decimals)

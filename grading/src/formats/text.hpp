@@ -1,5 +1,5 @@
-// Internal to the formats: making any text (students' output included) safe for JSON, XML and
-// Markdown, and the few number spellings the formats share.
+// Internal to the grader: making any text (students' output included) safe for JSON, XML and
+// Markdown, the few number spellings the formats share, and small text helpers its files share.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +29,15 @@ std::string md_block(std::string_view text);
 std::string first_lines(std::string_view text, std::size_t max_lines);
 // The last `max_chars` characters of `text`, starting at a line where one is near.
 std::string last_chars(std::string_view text, std::size_t max_chars);
+
+// `text` without the spaces, tabs and carriage returns at either end.
+std::string trimmed(std::string_view text);
+
+// The last line of `text` that is not empty ("" for none).
+std::string last_line(std::string_view text);
+
+// Now, ISO 8601 UTC ("2026-01-31T12:00:00Z"), as every file the grader writes dates itself.
+std::string utc_now();
 
 std::string fixed(double value, int decimals);
 double rounded(double value, int decimals);
