@@ -519,19 +519,7 @@ TEST_CASE("read_file_tail does not follow a symbolic link, nor read a FIFO")
     ::unlink(fifo.c_str());
 }
 
-namespace {
-
-// The state letter of /proc/PID/stat ('T' stopped, 'S' sleeping, ...); 0 when gone.
-char process_state(int pid)
-{
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    std::getline(stat, text);
-    const auto close = text.rfind(')');
-    return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
-}
-
-}  // namespace
+using test_support::process_state;
 
 TEST_CASE("a child's whole tree is stopped and continued, a grandchild in a session of its own included")
 {

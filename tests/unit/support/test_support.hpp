@@ -51,6 +51,16 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
 }
 
 // An empty directory of this test process: temp/grader_<pid>_<name> (removed first if it exists).
+// The state letter of /proc/PID/stat ('T' stopped, 'S' sleeping, ...); 0 when gone.
+inline char process_state(int pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    const auto close = text.rfind(')');
+    return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
+}
+
 inline std::filesystem::path fresh_dir(const std::string& name)
 {
     const std::filesystem::path dir =
