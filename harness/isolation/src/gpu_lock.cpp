@@ -40,12 +40,13 @@ void take(int fd, int operation, const std::string& path)
 
 }  // namespace
 
-GpuLock::GpuLock(const std::string& path)
+GpuLock::GpuLock(const std::string& path, std::chrono::milliseconds wanted_wait)
     : path_(path),
       queue_path_(path + ".queue"),
       quiet_path_(path + ".quiet"),
       gate_path_(path + ".gate"),
-      wanted_path_(path + ".wanted")
+      wanted_path_(path + ".wanted"),
+      wanted_wait_(wanted_wait)
 {
     ::close(open_lock_file(gate_path_, true));
     ::close(open_lock_file(wanted_path_, true));
@@ -96,8 +97,10 @@ void GpuLock::wait_while_wanted() const
     // The file is held shared by every timed hold from its asking to its dropping: exclusively it can
     // be taken only when none is. Taken for a moment (which a timed hold asking then waits out).
     const int wanted = open_lock_file(wanted_path_, false);
+    const auto give_up = std::chrono::steady_clock::now() + wanted_wait_;
     for (auto pause = std::chrono::microseconds(100);; pause = std::min(2 * pause, std::chrono::microseconds(2000))) {
         if (::flock(wanted, LOCK_EX | LOCK_NB) == 0) break;
+        if (std::chrono::steady_clock::now() >= give_up) break;
         if (errno != EWOULDBLOCK && errno != EINTR) {
             const int error = errno;
             ::close(wanted);

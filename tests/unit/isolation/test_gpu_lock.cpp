@@ -425,23 +425,39 @@ TEST_CASE("a grading killed while its timed hold is asked for holds nothing: the
     CHECK(free_for(lock.path()) == "shared");
 }
 
-// HOLE (red team 18b, not fixed; skipped by default, run with --no-skip): a grading stopped
-// (SIGSTOP, Ctrl-Z, a scheduler's suspend) while its timed hold waits in line behind another's holds
-// <path>.wanted, and every untimed hold of every grading on the GPU then waits until it is
-// continued (wait_while_wanted has no limit). Before e3ab772 a grading stopped while waiting for
-// the queue held nothing, and correctness runs went on; the checking's wait for a stopped batch
-// (wait_while_quiet) has a limit for this very reason. A limit on wait_while_wanted (then in line
-// as before) would make this pass.
-TEST_CASE("a grading stopped while its timed hold is only asked for does not stop the others' correctness runs" *
-          doctest::skip())
+// Red team 18b: a grading stopped (SIGSTOP, Ctrl-Z, a scheduler's suspend) while its timed hold
+// waits in line holds <path>.wanted, and every untimed hold of every grading on the GPU waited until
+// it was continued (wait_while_wanted had no limit; before e3ab772 such a grading held nothing).
+// Fixed: the wait has a limit (GpuLock's wanted_wait), after which the untimed hold lines up.
+TEST_CASE("a grading stopped while its timed hold is only asked for does not stop the others' correctness runs")
 {
-    const GpuLock lock(harness::gpu_lock_path(fresh_dir("wanted_stopped").string(), "GPU-test"));
-    // Someone in line before it: the stopped grading waits for the queue, holding only its wish.
-    const int queue = ::open((lock.path() + ".queue").c_str(), O_RDONLY);
+    // The wait for the wish is 30 s in a grading; 1 s here, so that the test is short.
+    const GpuLock lock(harness::gpu_lock_path(fresh_dir("wanted_stopped").string(), "GPU-test"),
+                       std::chrono::milliseconds(1000));
+    // Someone in line before it: the stopped grading waits for the queue, holding only its wish. The
+    // queue is taken after the fork (a child would share an open file taken before it, and with it
+    // the lock), and the grading asks once it is.
+    int go[2];
+    REQUIRE(::pipe(go) == 0);
+    const pid_t stopped = ::fork();
+    if (stopped == 0) {
+        char byte = 0;
+        if (::read(go[0], &byte, 1) == 1) {
+            try {
+                const GpuLock::Hold timed = lock.hold(true);
+                ::pause();
+            } catch (...) {
+            }
+        }
+        ::_exit(0);
+    }
+    REQUIRE(stopped > 0);
+    const int queue = ::open((lock.path() + ".queue").c_str(), O_RDONLY | O_CLOEXEC);
     REQUIRE(queue >= 0);
     REQUIRE(::flock(queue, LOCK_EX) == 0);
-    const pid_t stopped = grading_asking_timed(lock);
-    REQUIRE(stopped > 0);
+    REQUIRE(::write(go[1], "x", 1) == 1);
+    ::close(go[0]);
+    ::close(go[1]);
     REQUIRE(becomes(lock.path() + ".wanted", "shared"));
     REQUIRE(::kill(stopped, SIGSTOP) == 0);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

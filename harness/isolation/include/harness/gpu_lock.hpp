@@ -34,7 +34,10 @@ class GpuLock {
 public:
     // Opens the lock file at `path`, its queue `path`.queue, `path`.quiet and `path`.wanted, creating them
     // (readable by every user) where they are missing. Throws std::runtime_error when it cannot.
-    explicit GpuLock(const std::string& path);
+    // `wanted_wait`: how long an untimed hold waits at most while timed holds are asked for, before it
+    // lines up anyway (a grading stopped while its timed hold waits in line holds the wish: SIGSTOP,
+    // a scheduler's suspend; then the others' correctness runs only lose their precedence).
+    explicit GpuLock(const std::string& path, std::chrono::milliseconds wanted_wait = max_wanted_wait);
 
     // Held until destroyed. `waited` is how long taking it took.
     class Hold {
@@ -62,6 +65,8 @@ public:
     void wait_while_quiet(std::chrono::milliseconds limit = max_quiet_wait) const;
     // Longer than two batches at their 8-second cap.
     static constexpr std::chrono::milliseconds max_quiet_wait{30'000};
+    // Longer than most timed cases' holds; one still held after it is waited for in the queue.
+    static constexpr std::chrono::milliseconds max_wanted_wait{30'000};
     // One of `places` places for an exercise on this GPU, shared by every grading: an exercise
     // holds one from its reference runner's start to its last case, so that gradings side by side
     // never run more exercises at once than the GPU's memory holds (each has two runners, their
@@ -92,7 +97,9 @@ private:
     std::string gate_path_;   // <path>.gate: every_place holds it while it takes the places
     std::string wanted_path_;  // <path>.wanted: held shared by every timed hold asked and not dropped
     int quiet_fd_ = -1;       // shared by the checking threads, which take it shared only to wait
-    // Returns once no timed hold is asked for or held (polled: untimed holds never block a timed one).
+    std::chrono::milliseconds wanted_wait_;
+    // Returns once no timed hold is asked for or held (polled: untimed holds never block a timed
+    // one), or after wanted_wait_.
     void wait_while_wanted() const;
 };
 
