@@ -305,12 +305,14 @@ TEST_CASE("timed cases go first: one that asks while another is timed goes befor
         second_timed_turn = ++order;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     });
-    // The second timed case has said it is wanted once <path>.wanted cannot be taken exclusively
-    // with the first dropped (bounded: the test fails, it never hangs).
-    first = {};
+    // The second timed case has said it is wanted once it holds the queue (it says so first, then
+    // lines up; the untimed case waits for the wish before it lines up). Bounded: the test fails, it
+    // never hangs.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (order.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    while (free_for(lock.path() + ".queue") != "none" && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(free_for(lock.path() + ".queue") == "none");
+    first = {};
     second_timed.join();
     untimed.join();
     CHECK(second_timed_turn == 1);
