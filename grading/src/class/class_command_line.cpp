@@ -124,7 +124,10 @@ CommandLine parse_class_command_line(const std::vector<std::string>& args, const
     app.add_option_function<double>(
            "--student-time-limit",
            [&command](const double& s) { command.student_time_limit = std::chrono::seconds(static_cast<long>(s)); },
-           "wall-clock limit of one student's whole grading in seconds (default: 1800)")
+           "wall-clock limit of one student's whole grading in seconds (default: 1800); it counts\n"
+           "the time the grading waits for the GPU behind the others on it, so keep it well above\n"
+           "a grading's time alone times --per-gpu (a student stopped by it is not graded, and\n"
+           "is graded again by the next run)")
         ->type_name("S")
         ->check(student_limit_seconds);
     app.add_flag("--keep-work", command.keep_work, "keep each student's work directory (runners, logs)");
