@@ -167,7 +167,14 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
     std::istringstream in(text);
     std::string line;
     bool in_submitters = false;
-    std::size_t submitters_indent = 0, item_indent = 0;
+    std::size_t submitters_indent = 0, item_indent = 0, key_indent = 0;
+    // The field the last key set, and its text as written so far: a line deeper than the keys goes on
+    // with that value (a long name folded onto more lines, a "|-" block for a name with line breaks)
+    // and is never read as a key or an item of its own, whatever it says (a submitter's name is theirs).
+    std::string* value = nullptr;
+    std::string value_text;
+    bool value_block = false;
+    std::size_t block_indent = 0;
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (formats::trimmed(line).empty() || formats::trimmed(line)[0] == '#') continue;
@@ -185,9 +192,24 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
                 in_submitters = true;
                 submitters_indent = indent;
                 item_indent = 0;
+                key_indent = std::string::npos;  // no item yet
+                value = nullptr;
             }
             continue;
         }
+        if (indent > key_indent) {
+            if (value == nullptr) continue;
+            if (value_block) {
+                if (value_text.empty()) block_indent = indent;
+                value_text += (value_text.empty() ? "" : "\n") + line.substr(std::min(indent, block_indent));
+                *value = value_text;
+            } else {
+                value_text += " " + formats::trimmed(content);
+                *value = yaml_scalar(value_text);
+            }
+            continue;
+        }
+        value = nullptr;
         std::string field = content;
         const bool item = field.rfind("- ", 0) == 0;
         if (item) {
@@ -197,6 +219,7 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
             }
             item_indent = indent;
             submissions.back().second.push_back({});
+            key_indent = indent + 2 + indentation(field.substr(2));
             field = formats::trimmed(field.substr(2));
         } else if (indent <= submitters_indent) {
             in_submitters = false;
@@ -207,13 +230,11 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
         const auto colon = field.find(": ");
         if (field.empty() || field[0] != ':' || colon == std::string::npos) continue;
         const std::string key = field.substr(1, colon - 1);
-        const std::string value = yaml_scalar(field.substr(colon + 2));
-        if (key == "name")
-            s.name = value;
-        else if (key == "sid")
-            s.sid = value;
-        else if (key == "email")
-            s.email = value;
+        value_text = formats::trimmed(field.substr(colon + 2));
+        value_block = !value_text.empty() && (value_text[0] == '|' || value_text[0] == '>');
+        value = key == "name" ? &s.name : key == "sid" ? &s.sid : key == "email" ? &s.email : nullptr;
+        if (value_block) value_text.clear();
+        if (value) *value = value_block ? std::string() : yaml_scalar(value_text);
     }
     return submissions;
 }
