@@ -175,11 +175,25 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
     std::string value_text;
     bool value_block = false;
     std::size_t block_indent = 0;
+    const auto finish_value = [&] {
+        if (value) *value = value_block ? value_text : yaml_scalar(value_text);
+        value = nullptr;
+    };
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (formats::trimmed(line).empty() || formats::trimmed(line)[0] == '#') continue;
         const std::size_t indent = indentation(line);
         const std::string content = line.substr(indent);
+        if (value && indent > key_indent) {
+            if (!value_block)
+                value_text += " " + formats::trimmed(content);
+            else {
+                if (value_text.empty()) block_indent = indent;
+                value_text += (value_text.empty() ? "" : "\n") + line.substr(std::min(indent, block_indent));
+            }
+            continue;
+        }
+        finish_value();
         if (indent == 0) {
             in_submitters = false;
             if (content.size() > 1 && content.back() == ':') submissions.push_back({yaml_scalar(content.substr(0, content.size() - 1)), {}});
@@ -193,23 +207,10 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
                 submitters_indent = indent;
                 item_indent = 0;
                 key_indent = std::string::npos;  // no item yet
-                value = nullptr;
             }
             continue;
         }
-        if (indent > key_indent) {
-            if (value == nullptr) continue;
-            if (value_block) {
-                if (value_text.empty()) block_indent = indent;
-                value_text += (value_text.empty() ? "" : "\n") + line.substr(std::min(indent, block_indent));
-                *value = value_text;
-            } else {
-                value_text += " " + formats::trimmed(content);
-                *value = yaml_scalar(value_text);
-            }
-            continue;
-        }
-        value = nullptr;
+        if (indent > key_indent) continue;  // the rest of a value not read
         std::string field = content;
         const bool item = field.rfind("- ", 0) == 0;
         if (item) {
@@ -232,10 +233,10 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
         const std::string key = field.substr(1, colon - 1);
         value_text = formats::trimmed(field.substr(colon + 2));
         value_block = !value_text.empty() && (value_text[0] == '|' || value_text[0] == '>');
-        value = key == "name" ? &s.name : key == "sid" ? &s.sid : key == "email" ? &s.email : nullptr;
         if (value_block) value_text.clear();
-        if (value) *value = value_block ? std::string() : yaml_scalar(value_text);
+        value = key == "name" ? &s.name : key == "sid" ? &s.sid : key == "email" ? &s.email : nullptr;
     }
+    finish_value();
     return submissions;
 }
 
