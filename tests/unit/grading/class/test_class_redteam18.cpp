@@ -80,3 +80,43 @@ TEST_CASE("red team: a Gradescope display name with line breaks never sets the e
         fs::remove_all(dir);
     }
 }
+
+// Attack: a submitter without an e-mail (or without an e-mail and an SID) is named after their SID or
+// display name, text they may choose. Mallory, with neither e-mail nor SID, sets her display name to
+// Alice's e-mail; her submission sorts first, and both names needed no cleaning: she took
+// "alice@uni.edu" and Alice became "alice@uni.edu-2". Same with an SID set to Alice's e-mail, or a
+// display name set to Bob's SID.
+// Secure answer: names from e-mails are given first, then SIDs, then display names, then folders.
+TEST_CASE("red team: a Gradescope display name or SID never takes the name another submitter's e-mail gives")
+{
+    const std::string honest = "submission_200:\n"
+                               "  :submitters:\n"
+                               "  - :name: Alice Real\n"
+                               "    :sid: '1'\n"
+                               "    :email: alice@uni.edu\n"
+                               "submission_300:\n"
+                               "  :submitters:\n"
+                               "  - :name: Bob Real\n"
+                               "    :sid: '4242'\n"
+                               "    :email: ''\n";
+    for (const char* mallory : {"  - :name: alice@uni.edu\n    :sid: ''\n    :email: ''\n",
+                                "  - :name: Mallory\n    :sid: alice@uni.edu\n    :email: ''\n",
+                                "  - :name: '4242'\n    :sid: ''\n    :email: ''\n"}) {
+        CAPTURE(mallory);
+        const fs::path dir = test_support::fresh_dir("redteam18_fallback_name");
+        for (const char* folder : {"submission_100", "submission_200", "submission_300"})
+            test_support::write_file(dir / folder / "scan_kogge_stone.cu", "\n");
+        test_support::write_file(dir / "submission_metadata.yml",
+                                 "submission_100:\n  :submitters:\n" + std::string(mallory) + honest);
+        const grading::Roster roster = grading::discover_roster(dir.string());
+        const auto folders = redteam18_folder_by_name(roster);
+        std::string given;
+        for (const auto& [name, folder] : folders) given += name + " <- " + folder + "; ";
+        INFO("named: " << given);
+        REQUIRE(folders.count("alice@uni.edu") == 1);
+        CHECK(folders.at("alice@uni.edu") == "submission_200");
+        REQUIRE(folders.count("4242") == 1);
+        CHECK(folders.at("4242") == "submission_300");
+        fs::remove_all(dir);
+    }
+}
