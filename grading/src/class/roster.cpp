@@ -62,6 +62,11 @@ std::size_t indentation(const std::string& line)
     return k;
 }
 
+// What a student's name was made of, most trusted first: a folder of the plain and GitHub Classroom
+// layouts; in a Gradescope export, the first submitter's e-mail, SID, else the export's folder (named
+// by Gradescope), and last a display name (any text the student chose).
+enum class NameSource { folder, email, sid, gradescope_folder, display_name };
+
 struct Folder {
     std::string file_name;  // as on disk
     fs::path path;
@@ -266,6 +271,7 @@ Roster discover_roster(const std::string& dir_text)
         const Folder* folder;
         std::string name;
         std::vector<Submitter> submitters;
+        NameSource source = NameSource::folder;
     };
     std::vector<Raw> raw;
     if (fs::is_regular_file(dir / gradescope_metadata, ec)) {
@@ -274,13 +280,16 @@ Roster discover_roster(const std::string& dir_text)
         for (auto& [key, submitters] : parse_gradescope_metadata(read_bounded(dir / gradescope_metadata)))
             metadata.emplace(key, std::move(submitters));
         for (const auto& f : folders) {
-            Raw r{&f, f.file_name, {}};
+            Raw r{&f, f.file_name, {}, NameSource::gradescope_folder};
             if (auto found = metadata.find(f.file_name); found != metadata.end() && !found->second.empty()) {
                 r.submitters = found->second;
                 const Submitter& first = r.submitters.front();
-                r.name = !first.email.empty() ? first.email : !first.sid.empty() ? first.sid
-                                                         : !first.name.empty()  ? first.name
-                                                                                : f.file_name;
+                if (!first.email.empty())
+                    r.name = first.email, r.source = NameSource::email;
+                else if (!first.sid.empty())
+                    r.name = first.sid, r.source = NameSource::sid;
+                else if (!first.name.empty())
+                    r.name = first.name, r.source = NameSource::display_name;
             } else {
                 roster.notes.push_back(class_detail::one_line_text(f.file_name) + ": not in " + gradescope_metadata +
                                        ", named after its folder");
@@ -299,14 +308,19 @@ Roster discover_roster(const std::string& dir_text)
 
     // A name that needed no cleaning belongs to its folder: names are given to those first, so that
     // no other folder takes it by cleaning to it ("-alice", "hw1--alice") or by a suffix ("alice!"
-    // next to "alice" becomes "alice-3" where a folder "alice-2" exists).
+    // next to "alice" becomes "alice-3" where a folder "alice-2" exists). In a Gradescope export, names
+    // from e-mails (an account's own) first, then SIDs, folders, and display names (text a student chose).
+    std::vector<std::size_t> order(raw.size());
+    for (std::size_t k = 0; k < raw.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&raw](std::size_t a, std::size_t b) { return raw[a].source < raw[b].source; });
     std::set<std::string> taken;
     std::vector<std::string> names(raw.size());
-    for (std::size_t k = 0; k < raw.size(); ++k) {
+    for (const std::size_t k : order) {
         const std::string base = clean_student_name(raw[k].name);
         if (base == raw[k].name && taken.insert(base).second) names[k] = base;
     }
-    for (std::size_t k = 0; k < raw.size(); ++k) {
+    for (const std::size_t k : order) {
         if (!names[k].empty()) continue;
         const std::string base = clean_student_name(raw[k].name);
         std::string name = base;
