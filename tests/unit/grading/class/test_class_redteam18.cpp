@@ -120,3 +120,26 @@ TEST_CASE("red team: a Gradescope display name or SID never takes the name anoth
         fs::remove_all(dir);
     }
 }
+
+// OPEN (not fixed; fails while the hole is open). Attack: in a GitHub Classroom clone the assignment's
+// prefix is what every folder shares up to a '-'. Mallory renames her repository (hw1-mallory to
+// hw2-mallory: a student with admin rights on their repository can): no "hw1-" is shared any more, the
+// class becomes a plain layout and every student is renamed (alice is now "hw1-alice"). On a resume
+// every student of the class is graded again under the new names, the earlier folders left out of the
+// class's files, and class.csv no longer names students by their GitHub user names.
+// Secure answer: one folder never renames the others. The fix is not obvious (a majority prefix misnames
+// classes whose user names share a word): an explicit prefix (an option), or the prefix of the class's
+// first run kept in OUT and a folder without it named after its whole folder name with a note.
+TEST_CASE("red team (OPEN): one renamed GitHub Classroom repository does not rename every other student")
+{
+    const fs::path dir = test_support::fresh_dir("redteam18_classroom_prefix");
+    for (const char* folder : {"hw1-alice", "hw1-bob", "hw1-carol", "hw2-mallory"})
+        test_support::write_file(dir / folder / "scan_kogge_stone.cu", "\n");
+    const grading::Roster roster = grading::discover_roster(dir.string());
+    const auto folders = redteam18_folder_by_name(roster);
+    for (const char* name : {"alice", "bob", "carol"}) {
+        CAPTURE(name);
+        CHECK(folders.count(name) == 1);
+    }
+    fs::remove_all(dir);
+}
