@@ -2,7 +2,8 @@
 // name can be a file name. Three layouts are told apart by what DIR holds:
 //   - Gradescope's "Export Submissions": submission_metadata.yml beside submission_<id>/ folders; a
 //     student is named after the first submitter's e-mail (else their SID, else their name, else the
-//     folder), and every submitter is kept;
+//     folder), and every submitter is kept; a name from an e-mail is given before one from an SID, a
+//     folder or a display name, which a student chooses;
 //   - a GitHub Classroom clone: every folder is <assignment>-<username> with one common prefix ending
 //     in '-' (two folders at least); a student is named after <username>;
 //   - plain: one folder per student, named after the folder.
@@ -56,7 +57,9 @@ bool is_student_name(std::string_view name);
 
 // Gradescope's submission_metadata.yml: submission folder -> its submitters. Only the shape
 // Gradescope writes is read (a top-level key per submission, its ":submitters:" list of ":name:",
-// ":sid:", ":email:"); anything else is ignored, never an error.
+// ":sid:", ":email:"); anything else is ignored, never an error. A line deeper than a submitter's keys
+// goes on with the value above it (a long name folded, a "|-" block for a name with line breaks): a
+// display name never sets another field.
 std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_metadata(const std::string& text);
 
 // Shards (`grade class --shard I/N`): a student's shard depends on their own folder alone, so that

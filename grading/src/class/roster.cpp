@@ -62,6 +62,11 @@ std::size_t indentation(const std::string& line)
     return k;
 }
 
+// What a student's name was made of, most trusted first: a folder of the plain and GitHub Classroom
+// layouts; in a Gradescope export, the first submitter's e-mail, SID, else the export's folder (named
+// by Gradescope), and last a display name (any text the student chose).
+enum class NameSource { folder, email, sid, gradescope_folder, display_name };
+
 struct Folder {
     std::string file_name;  // as on disk
     fs::path path;
@@ -167,12 +172,33 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
     std::istringstream in(text);
     std::string line;
     bool in_submitters = false;
-    std::size_t submitters_indent = 0, item_indent = 0;
+    std::size_t submitters_indent = 0, item_indent = 0, key_indent = 0;
+    // The field the last key set, and its text as written so far: a line deeper than the keys goes on
+    // with that value (a long name folded onto more lines, a "|-" block for a name with line breaks)
+    // and is never read as a key or an item of its own, whatever it says (a submitter's name is theirs).
+    std::string* value = nullptr;
+    std::string value_text;
+    bool value_block = false;
+    std::size_t block_indent = 0;
+    const auto finish_value = [&] {
+        if (value) *value = value_block ? value_text : yaml_scalar(value_text);
+        value = nullptr;
+    };
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (formats::trimmed(line).empty() || formats::trimmed(line)[0] == '#') continue;
         const std::size_t indent = indentation(line);
         const std::string content = line.substr(indent);
+        if (value && indent > key_indent) {
+            if (!value_block)
+                value_text += " " + formats::trimmed(content);
+            else {
+                if (value_text.empty()) block_indent = indent;
+                value_text += (value_text.empty() ? "" : "\n") + line.substr(std::min(indent, block_indent));
+            }
+            continue;
+        }
+        finish_value();
         if (indent == 0) {
             in_submitters = false;
             if (content.size() > 1 && content.back() == ':') submissions.push_back({yaml_scalar(content.substr(0, content.size() - 1)), {}});
@@ -185,9 +211,11 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
                 in_submitters = true;
                 submitters_indent = indent;
                 item_indent = 0;
+                key_indent = std::string::npos;  // no item yet
             }
             continue;
         }
+        if (indent > key_indent) continue;  // the rest of a value not read
         std::string field = content;
         const bool item = field.rfind("- ", 0) == 0;
         if (item) {
@@ -197,6 +225,7 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
             }
             item_indent = indent;
             submissions.back().second.push_back({});
+            key_indent = indent + 2 + indentation(field.substr(2));
             field = formats::trimmed(field.substr(2));
         } else if (indent <= submitters_indent) {
             in_submitters = false;
@@ -207,14 +236,12 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
         const auto colon = field.find(": ");
         if (field.empty() || field[0] != ':' || colon == std::string::npos) continue;
         const std::string key = field.substr(1, colon - 1);
-        const std::string value = yaml_scalar(field.substr(colon + 2));
-        if (key == "name")
-            s.name = value;
-        else if (key == "sid")
-            s.sid = value;
-        else if (key == "email")
-            s.email = value;
+        value_text = formats::trimmed(field.substr(colon + 2));
+        value_block = !value_text.empty() && (value_text[0] == '|' || value_text[0] == '>');
+        if (value_block) value_text.clear();
+        value = key == "name" ? &s.name : key == "sid" ? &s.sid : key == "email" ? &s.email : nullptr;
     }
+    finish_value();
     return submissions;
 }
 
@@ -244,6 +271,7 @@ Roster discover_roster(const std::string& dir_text)
         const Folder* folder;
         std::string name;
         std::vector<Submitter> submitters;
+        NameSource source = NameSource::folder;
     };
     std::vector<Raw> raw;
     if (fs::is_regular_file(dir / gradescope_metadata, ec)) {
@@ -252,13 +280,16 @@ Roster discover_roster(const std::string& dir_text)
         for (auto& [key, submitters] : parse_gradescope_metadata(read_bounded(dir / gradescope_metadata)))
             metadata.emplace(key, std::move(submitters));
         for (const auto& f : folders) {
-            Raw r{&f, f.file_name, {}};
+            Raw r{&f, f.file_name, {}, NameSource::gradescope_folder};
             if (auto found = metadata.find(f.file_name); found != metadata.end() && !found->second.empty()) {
                 r.submitters = found->second;
                 const Submitter& first = r.submitters.front();
-                r.name = !first.email.empty() ? first.email : !first.sid.empty() ? first.sid
-                                                         : !first.name.empty()  ? first.name
-                                                                                : f.file_name;
+                if (!first.email.empty())
+                    r.name = first.email, r.source = NameSource::email;
+                else if (!first.sid.empty())
+                    r.name = first.sid, r.source = NameSource::sid;
+                else if (!first.name.empty())
+                    r.name = first.name, r.source = NameSource::display_name;
             } else {
                 roster.notes.push_back(class_detail::one_line_text(f.file_name) + ": not in " + gradescope_metadata +
                                        ", named after its folder");
@@ -277,14 +308,19 @@ Roster discover_roster(const std::string& dir_text)
 
     // A name that needed no cleaning belongs to its folder: names are given to those first, so that
     // no other folder takes it by cleaning to it ("-alice", "hw1--alice") or by a suffix ("alice!"
-    // next to "alice" becomes "alice-3" where a folder "alice-2" exists).
+    // next to "alice" becomes "alice-3" where a folder "alice-2" exists). In a Gradescope export, names
+    // from e-mails (an account's own) first, then SIDs, folders, and display names (text a student chose).
+    std::vector<std::size_t> order(raw.size());
+    for (std::size_t k = 0; k < raw.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&raw](std::size_t a, std::size_t b) { return raw[a].source < raw[b].source; });
     std::set<std::string> taken;
     std::vector<std::string> names(raw.size());
-    for (std::size_t k = 0; k < raw.size(); ++k) {
+    for (const std::size_t k : order) {
         const std::string base = clean_student_name(raw[k].name);
         if (base == raw[k].name && taken.insert(base).second) names[k] = base;
     }
-    for (std::size_t k = 0; k < raw.size(); ++k) {
+    for (const std::size_t k : order) {
         if (!names[k].empty()) continue;
         const std::string base = clean_student_name(raw[k].name);
         std::string name = base;

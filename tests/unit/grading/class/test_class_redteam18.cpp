@@ -1,0 +1,145 @@
+// Red-team findings against `grade class` (session 18): what a student controls in a Gradescope
+// export (their display name, as Gradescope's Ruby writes it into submission_metadata.yml) or a
+// GitHub Classroom clone. Each test states the secure answer and fails while the hole is open.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "grading/class_roster.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Student name -> folder (file name) of a roster.
+std::map<std::string, std::string> redteam18_folder_by_name(const grading::Roster& roster)
+{
+    std::map<std::string, std::string> folders;
+    for (const auto& s : roster.students) folders[s.name] = fs::path(s.source).filename().string();
+    return folders;
+}
+
+}  // namespace
+
+// Attack: Mallory sets her Gradescope display name to "Mallory\n:email: alice@uni.edu\n- x". Ruby
+// (Psych, like any libyaml emitter) writes a name with line breaks as a "|-" block whose lines are
+// hers, verbatim, indented below ":name:". The line reader took ":email: alice@uni.edu" as her e-mail,
+// and "- x" (an item at another indentation) as the end of her submitters, so her real ":email:" was
+// never read: she was named alice@uni.edu. Her submission sorts first (an earlier submission_<id>, or
+// Alice resubmitted later), so she took that exact name and Alice became "alice@uni.edu-2": class.csv
+// gave Alice Mallory's points. A long name is folded onto more lines the same way (the second export).
+// Secure answer: a line deeper than the submitter's keys goes on with the value above it; each student
+// is named after their own e-mail.
+TEST_CASE("red team: a Gradescope display name with line breaks never sets the e-mail, nor takes a name")
+{
+    const std::string alice = "submission_200:\n"
+                              "  :submitters:\n"
+                              "  - :name: Alice Real\n"
+                              "    :sid: '1'\n"
+                              "    :email: alice@uni.edu\n";
+    const std::map<std::string, std::string> mallory_exports = {
+        {"Mallory\n:email: alice@uni.edu\n- x", "submission_100:\n"
+                                                "  :submitters:\n"
+                                                "  - :name: |-\n"
+                                                "      Mallory\n"
+                                                "      :email: alice@uni.edu\n"
+                                                "      - x\n"
+                                                "    :sid: '2'\n"
+                                                "    :email: mallory@uni.edu\n"},
+        {"Mallory a :email: alice@uni.edu b - x", "submission_100:\n"
+                                                  "  :submitters:\n"
+                                                  "  - :name: 'Mallory a\n"
+                                                  "      :email: alice@uni.edu b\n"
+                                                  "      - x'\n"
+                                                  "    :sid: '2'\n"
+                                                  "    :email: mallory@uni.edu\n"},
+    };
+    for (const auto& [display_name, mallory] : mallory_exports) {
+        CAPTURE(display_name);
+        const fs::path dir = test_support::fresh_dir("redteam18_yaml_name");
+        test_support::write_file(dir / "submission_100" / "scan_kogge_stone.cu", "// FAKE_RUNNER: unwritten\n");
+        test_support::write_file(dir / "submission_200" / "scan_kogge_stone.cu", "// alice's own work\n");
+        test_support::write_file(dir / "submission_metadata.yml", mallory + alice);
+        const grading::Roster roster = grading::discover_roster(dir.string());
+        const auto folders = redteam18_folder_by_name(roster);
+        std::string given;
+        for (const auto& [name, folder] : folders) given += name + " <- " + folder + "; ";
+        INFO("named: " << given);
+        CHECK(folders == std::map<std::string, std::string>{{"alice@uni.edu", "submission_200"},
+                                                            {"mallory@uni.edu", "submission_100"}});
+        for (const auto& s : roster.students) {
+            if (s.name != "mallory@uni.edu") continue;
+            REQUIRE(s.submitters.size() == 1);
+            CHECK(s.submitters[0].name == display_name);
+            CHECK(s.submitters[0].sid == "2");
+            CHECK(s.submitters[0].email == "mallory@uni.edu");
+        }
+        fs::remove_all(dir);
+    }
+}
+
+// Attack: a submitter without an e-mail (or without an e-mail and an SID) is named after their SID or
+// display name, text they may choose. Mallory, with neither e-mail nor SID, sets her display name to
+// Alice's e-mail; her submission sorts first, and both names needed no cleaning: she took
+// "alice@uni.edu" and Alice became "alice@uni.edu-2". Same with an SID set to Alice's e-mail, or a
+// display name set to Bob's SID.
+// Secure answer: names from e-mails are given first, then SIDs, then display names, then folders.
+TEST_CASE("red team: a Gradescope display name or SID never takes the name another submitter's e-mail gives")
+{
+    const std::string honest = "submission_200:\n"
+                               "  :submitters:\n"
+                               "  - :name: Alice Real\n"
+                               "    :sid: '1'\n"
+                               "    :email: alice@uni.edu\n"
+                               "submission_300:\n"
+                               "  :submitters:\n"
+                               "  - :name: Bob Real\n"
+                               "    :sid: '4242'\n"
+                               "    :email: ''\n";
+    for (const char* mallory : {"  - :name: alice@uni.edu\n    :sid: ''\n    :email: ''\n",
+                                "  - :name: Mallory\n    :sid: alice@uni.edu\n    :email: ''\n",
+                                "  - :name: '4242'\n    :sid: ''\n    :email: ''\n"}) {
+        CAPTURE(mallory);
+        const fs::path dir = test_support::fresh_dir("redteam18_fallback_name");
+        for (const char* folder : {"submission_100", "submission_200", "submission_300"})
+            test_support::write_file(dir / folder / "scan_kogge_stone.cu", "\n");
+        test_support::write_file(dir / "submission_metadata.yml",
+                                 "submission_100:\n  :submitters:\n" + std::string(mallory) + honest);
+        const grading::Roster roster = grading::discover_roster(dir.string());
+        const auto folders = redteam18_folder_by_name(roster);
+        std::string given;
+        for (const auto& [name, folder] : folders) given += name + " <- " + folder + "; ";
+        INFO("named: " << given);
+        REQUIRE(folders.count("alice@uni.edu") == 1);
+        CHECK(folders.at("alice@uni.edu") == "submission_200");
+        REQUIRE(folders.count("4242") == 1);
+        CHECK(folders.at("4242") == "submission_300");
+        fs::remove_all(dir);
+    }
+}
+
+// OPEN (not fixed; fails while the hole is open). Attack: in a GitHub Classroom clone the assignment's
+// prefix is what every folder shares up to a '-'. Mallory renames her repository (hw1-mallory to
+// hw2-mallory: a student with admin rights on their repository can): no "hw1-" is shared any more, the
+// class becomes a plain layout and every student is renamed (alice is now "hw1-alice"). On a resume
+// every student of the class is graded again under the new names, the earlier folders left out of the
+// class's files, and class.csv no longer names students by their GitHub user names.
+// Secure answer: one folder never renames the others. The fix is not obvious (a majority prefix misnames
+// classes whose user names share a word): an explicit prefix (an option), or the prefix of the class's
+// first run kept in OUT and a folder without it named after its whole folder name with a note.
+TEST_CASE("red team (OPEN): one renamed GitHub Classroom repository does not rename every other student")
+{
+    const fs::path dir = test_support::fresh_dir("redteam18_classroom_prefix");
+    for (const char* folder : {"hw1-alice", "hw1-bob", "hw1-carol", "hw2-mallory"})
+        test_support::write_file(dir / folder / "scan_kogge_stone.cu", "\n");
+    const grading::Roster roster = grading::discover_roster(dir.string());
+    const auto folders = redteam18_folder_by_name(roster);
+    for (const char* name : {"alice", "bob", "carol"}) {
+        CAPTURE(name);
+        CHECK(folders.count(name) == 1);
+    }
+    fs::remove_all(dir);
+}
