@@ -4,8 +4,11 @@
 //     student is named after the first submitter's e-mail (else their SID, else their name, else the
 //     folder), and every submitter is kept; a name from an e-mail is given before one from an SID, a
 //     folder or a display name, which a student chooses;
-//   - a GitHub Classroom clone: every folder is <assignment>-<username> with one common prefix ending
-//     in '-' (two folders at least); a student is named after <username>;
+//   - a GitHub Classroom clone: folders <assignment>-<username>; a student is named after <username>.
+//     Where DIR is the clone's folder, <assignment>-submissions (as `gh classroom clone
+//     student-repos` names it), or holds only that folder, the assignment is its name, and a folder
+//     without its prefix (a renamed repository) keeps its whole name with a note; otherwise the
+//     prefix is the one common to every folder, ending in '-' (two folders at least);
 //   - plain: one folder per student, named after the folder.
 // Names are cleaned (letters, digits, '.', '_', '-', '@'; first a letter or a digit; at most
 // 64 bytes; never "." or ".."), and made unique by a suffix in the order of their folders.

@@ -102,10 +102,23 @@ std::vector<Folder> top_folders(const fs::path& dir, std::vector<std::string>& n
     return folders;
 }
 
-// GitHub Classroom's "<assignment>-": the common prefix of every folder name, up to its last '-',
-// when each name goes on past it. Empty: not that layout.
-std::string classroom_prefix(const std::vector<Folder>& folders)
+// A folder of `prefix`'s assignment: named <prefix><something>.
+bool of_assignment(const Folder& folder, const std::string& prefix)
 {
+    return folder.file_name.size() > prefix.size() && folder.file_name.compare(0, prefix.size(), prefix) == 0;
+}
+
+// GitHub Classroom's "<assignment>-". Where the assignment is known (the clone's folder said it), its
+// prefix if any folder has it; else the common prefix of every folder name, up to its last '-', when
+// each name goes on past it. Empty: not that layout.
+std::string classroom_prefix(const std::vector<Folder>& folders, const std::string& assignment)
+{
+    if (!assignment.empty()) {
+        const std::string prefix = assignment + "-";
+        const bool any = std::any_of(folders.begin(), folders.end(),
+                                     [&prefix](const Folder& f) { return of_assignment(f, prefix); });
+        return any ? prefix : std::string();
+    }
     if (folders.size() < 2) return {};
     std::string prefix = folders.front().file_name;
     for (const auto& f : folders) {
@@ -119,6 +132,17 @@ std::string classroom_prefix(const std::vector<Folder>& folders)
     for (const auto& f : folders)
         if (f.file_name.size() <= prefix.size()) return {};
     return prefix;
+}
+
+// The assignment of a `gh classroom clone student-repos` folder, "<assignment>-submissions"; empty
+// for any other name.
+std::string classroom_assignment(const std::string& folder_name)
+{
+    const std::string suffix = "-submissions";
+    if (folder_name.size() <= suffix.size() ||
+        folder_name.compare(folder_name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return {};
+    return folder_name.substr(0, folder_name.size() - suffix.size());
 }
 
 std::string read_bounded(const fs::path& path)
@@ -252,14 +276,20 @@ Roster discover_roster(const std::string& dir_text)
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw RosterError("--submissions " + dir_text + ": no such directory");
     std::vector<Folder> folders = top_folders(dir, roster.notes);
-    // `gh classroom clone student-repos` puts the clones in one folder, <assignment>-submissions.
+    // `gh classroom clone student-repos` puts the clones in one folder, <assignment>-submissions: given
+    // that folder or the one above it, the assignment's name is known, and no student's repository
+    // (renamed, say) changes how the others are named.
+    std::string assignment;
     if (folders.size() == 1 && !fs::exists(dir / gradescope_metadata) &&
-        folders.front().file_name.size() > 12 &&
-        folders.front().file_name.compare(folders.front().file_name.size() - 12, 12, "-submissions") == 0) {
+        !classroom_assignment(folders.front().file_name).empty()) {
         dir = folders.front().path;
         roster.notes.push_back("the students' folders are in " +
                                class_detail::one_line_text(folders.front().file_name));
+        assignment = classroom_assignment(folders.front().file_name);
         folders = top_folders(dir, roster.notes);
+    } else if (!fs::exists(dir / gradescope_metadata)) {
+        const fs::path whole = fs::absolute(dir).lexically_normal();  // "hw1-submissions/" has no filename()
+        assignment = classroom_assignment((whole.has_filename() ? whole : whole.parent_path()).filename().string());
     }
     if (folders.empty())
         throw RosterError("--submissions " + dir_text +
@@ -296,12 +326,18 @@ Roster discover_roster(const std::string& dir_text)
             }
             raw.push_back(std::move(r));
         }
-    } else if (const std::string prefix = classroom_prefix(folders); !prefix.empty()) {
+    } else if (const std::string prefix = classroom_prefix(folders, assignment); !prefix.empty()) {
         roster.layout = RosterLayout::github_classroom;
         roster.notes.push_back("GitHub Classroom folders of the assignment " +
                                class_detail::one_line_text(prefix.substr(0, prefix.size() - 1)) +
                                ": students named after what follows it");
-        for (const auto& f : folders) raw.push_back({&f, f.file_name.substr(prefix.size()), {}});
+        for (const auto& f : folders) {
+            const bool ours = of_assignment(f, prefix);
+            if (!ours)
+                roster.notes.push_back(class_detail::one_line_text(f.file_name) + ": not named " +
+                                       class_detail::one_line_text(prefix) + "..., named after its whole folder");
+            raw.push_back({&f, ours ? f.file_name.substr(prefix.size()) : f.file_name, {}});
+        }
     } else {
         for (const auto& f : folders) raw.push_back({&f, f.file_name, {}});
     }

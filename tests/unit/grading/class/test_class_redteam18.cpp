@@ -121,25 +121,38 @@ TEST_CASE("red team: a Gradescope display name or SID never takes the name anoth
     }
 }
 
-// OPEN (not fixed; fails while the hole is open). Attack: in a GitHub Classroom clone the assignment's
-// prefix is what every folder shares up to a '-'. Mallory renames her repository (hw1-mallory to
-// hw2-mallory: a student with admin rights on their repository can): no "hw1-" is shared any more, the
-// class becomes a plain layout and every student is renamed (alice is now "hw1-alice"). On a resume
-// every student of the class is graded again under the new names, the earlier folders left out of the
-// class's files, and class.csv no longer names students by their GitHub user names.
-// Secure answer: one folder never renames the others. The fix is not obvious (a majority prefix misnames
-// classes whose user names share a word): an explicit prefix (an option), or the prefix of the class's
-// first run kept in OUT and a folder without it named after its whole folder name with a note.
-TEST_CASE("red team (OPEN): one renamed GitHub Classroom repository does not rename every other student")
+// Red team 18: in a GitHub Classroom clone the assignment's prefix was what every folder shares up to a
+// '-'. Mallory renames her repository (hw1-mallory to hw2-mallory: a student with admin rights on their
+// repository can): no "hw1-" was shared any more, the class became a plain layout and every student was
+// renamed (alice became "hw1-alice"); on a resume every student was graded again under the new names.
+// Fixed: `gh classroom clone student-repos` names its folder <assignment>-submissions; given that folder
+// (or the one above it) the prefix is the assignment's, and a folder without it keeps its whole name.
+// A folder of another name keeps the common-prefix rule (nothing else tells the assignment).
+TEST_CASE("red team: one renamed GitHub Classroom repository does not rename every other student")
 {
     const fs::path dir = test_support::fresh_dir("redteam18_classroom_prefix");
+    const fs::path clone = dir / "hw1-submissions";
     for (const char* folder : {"hw1-alice", "hw1-bob", "hw1-carol", "hw2-mallory"})
-        test_support::write_file(dir / folder / "scan_kogge_stone.cu", "\n");
-    const grading::Roster roster = grading::discover_roster(dir.string());
-    const auto folders = redteam18_folder_by_name(roster);
-    for (const char* name : {"alice", "bob", "carol"}) {
-        CAPTURE(name);
-        CHECK(folders.count(name) == 1);
+        test_support::write_file(clone / folder / "scan_kogge_stone.cu", "\n");
+    for (const fs::path& given : {dir, clone, fs::path(clone.string() + "/")}) {
+        CAPTURE(given);
+        const grading::Roster roster = grading::discover_roster(given.string());
+        CHECK(roster.layout == grading::RosterLayout::github_classroom);
+        const auto folders = redteam18_folder_by_name(roster);
+        for (const char* name : {"alice", "bob", "carol"}) {
+            CAPTURE(name);
+            CHECK(folders.count(name) == 1);
+        }
+        CHECK(folders.count("hw2-mallory") == 1);  // named after its whole folder, and said
+        bool said = false;
+        for (const auto& note : roster.notes) said |= note.find("hw2-mallory: not named hw1-") != std::string::npos;
+        CHECK(said);
     }
+    // A plain class in a folder that happens to be named *-submissions stays plain.
+    const fs::path plain = dir / "course-submissions";
+    for (const char* folder : {"alice", "bob"}) test_support::write_file(plain / folder / "scan_kogge_stone.cu", "\n");
+    const grading::Roster roster = grading::discover_roster(plain.string());
+    CHECK(roster.layout == grading::RosterLayout::plain);
+    CHECK(redteam18_folder_by_name(roster).count("alice") == 1);
     fs::remove_all(dir);
 }
