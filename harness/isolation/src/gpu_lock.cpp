@@ -100,12 +100,12 @@ void GpuLock::wait_while_wanted() const
     const auto give_up = std::chrono::steady_clock::now() + wanted_wait_;
     for (auto pause = std::chrono::microseconds(100);; pause = std::min(2 * pause, std::chrono::microseconds(2000))) {
         if (::flock(wanted, LOCK_EX | LOCK_NB) == 0) break;
-        if (std::chrono::steady_clock::now() >= give_up) break;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            const int error = errno;
+        const int error = errno;
+        if (error != EWOULDBLOCK && error != EINTR) {
             ::close(wanted);
             throw std::runtime_error("cannot take the GPU lock " + wanted_path_ + ": " + std::strerror(error));
         }
+        if (std::chrono::steady_clock::now() >= give_up) break;
         std::this_thread::sleep_for(pause);
     }
     ::close(wanted);  // drops the moment's hold
