@@ -64,8 +64,9 @@ std::size_t indentation(const std::string& line)
 
 // What a student's name was made of, most trusted first: a folder of the plain and GitHub Classroom
 // layouts; in a Gradescope export, the first submitter's e-mail, SID, else the export's folder (named
-// by Gradescope), and last a display name (any text the student chose).
-enum class NameSource { folder, email, sid, gradescope_folder, display_name };
+// by Gradescope), and last a display name (any text the student chose), or in a GitHub Classroom
+// clone a repository without the assignment's prefix (a name the student chose).
+enum class NameSource { folder, email, sid, gradescope_folder, display_name, outside_assignment };
 
 struct Folder {
     std::string file_name;  // as on disk
@@ -336,7 +337,10 @@ Roster discover_roster(const std::string& dir_text)
             if (!ours)
                 roster.notes.push_back(class_detail::one_line_text(f.file_name) + ": not named " +
                                        class_detail::one_line_text(prefix) + "..., named after its whole folder");
-            raw.push_back({&f, ours ? f.file_name.substr(prefix.size()) : f.file_name, {}});
+            // The assignment's repositories are named first: a renamed one ("bob") never takes the
+            // name of a student whose repository is the assignment's ("hw1-bob").
+            raw.push_back({&f, ours ? f.file_name.substr(prefix.size()) : f.file_name, {},
+                           ours ? NameSource::folder : NameSource::outside_assignment});
         }
     } else {
         for (const auto& f : folders) raw.push_back({&f, f.file_name, {}});

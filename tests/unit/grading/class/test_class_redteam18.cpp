@@ -148,6 +148,14 @@ TEST_CASE("red team: one renamed GitHub Classroom repository does not rename eve
         for (const auto& note : roster.notes) said |= note.find("hw2-mallory: not named hw1-") != std::string::npos;
         CHECK(said);
     }
+    // Renamed to another student's user name, Mallory's repository does not take that student's name.
+    const fs::path taken = dir / "hw2-submissions";
+    for (const char* folder : {"hw2-alice", "hw2-bob", "bob"})
+        test_support::write_file(taken / folder / "scan_kogge_stone.cu", "\n");
+    const auto named = redteam18_folder_by_name(grading::discover_roster(taken.string()));
+    CHECK(named.at("bob") == "hw2-bob");
+    CHECK(named.at("bob-2") == "bob");
+    CHECK(named.at("alice") == "hw2-alice");
     // A plain class in a folder that happens to be named *-submissions stays plain.
     const fs::path plain = dir / "course-submissions";
     for (const char* folder : {"alice", "bob"}) test_support::write_file(plain / folder / "scan_kogge_stone.cu", "\n");
