@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,6 +40,7 @@ struct RosterEntry {
 
 struct Roster {
     RosterLayout layout = RosterLayout::plain;
+    std::string assignment;             // GitHub Classroom: the assignment whose prefix was taken off
     std::vector<RosterEntry> students;  // sorted by name
     std::vector<std::string> notes;     // what was skipped, and why (printable)
 };
@@ -47,8 +49,23 @@ class RosterError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Throws RosterError when `dir` cannot be read or holds no student folder.
-Roster discover_roster(const std::string& dir);
+// How a class's folders were named on its first run (grade class keeps it in OUT/roster.json), so
+// that no folder that comes or changes later (a repository renamed) renames the others on a resume:
+// a plain class stays plain, a GitHub Classroom clone keeps its assignment's prefix. A Gradescope
+// export is told by its metadata, which no student writes.
+struct RosterNaming {
+    RosterLayout layout = RosterLayout::plain;
+    std::string assignment;  // GitHub Classroom only
+};
+
+// RosterNaming as OUT/roster.json holds it: {"layout", "assignment"}. Reading gives nullopt where the
+// file is missing or is not one naming_json wrote (then the folders' own names decide, as on a first run).
+std::string naming_json(const Roster& roster);
+std::optional<RosterNaming> read_roster_naming(const std::string& file);
+
+// Throws RosterError when `dir` cannot be read or holds no student folder. `earlier`: the naming of
+// the class's first run (a clone's <assignment>-submissions folder still says its assignment).
+Roster discover_roster(const std::string& dir, const std::optional<RosterNaming>& earlier = std::nullopt);
 
 // `raw` as a student's name (see above); empty input gives "student".
 std::string clean_student_name(std::string_view raw);

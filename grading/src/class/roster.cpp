@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "class_internal.hpp"
 #include "../formats/text.hpp"
 #include "grading/hidden_cases.hpp"
@@ -168,6 +170,35 @@ const char* to_string(RosterLayout layout)
     return "plain";
 }
 
+std::string naming_json(const Roster& roster)
+{
+    nlohmann::json j = {{"layout", to_string(roster.layout)}};
+    if (roster.layout == RosterLayout::github_classroom) j["assignment"] = roster.assignment;
+    return j.dump(2) + "\n";
+}
+
+std::optional<RosterNaming> read_roster_naming(const std::string& file)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) > 4096) return std::nullopt;
+    std::ifstream in(file, std::ios::binary);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("layout") || !j["layout"].is_string()) return std::nullopt;
+    RosterNaming naming;
+    const std::string layout = j["layout"];
+    if (layout == "github_classroom") {
+        if (!j.contains("assignment") || !j["assignment"].is_string() || j["assignment"].get<std::string>().empty())
+            return std::nullopt;
+        naming.layout = RosterLayout::github_classroom;
+        naming.assignment = j["assignment"];
+    } else if (layout == "gradescope") {
+        naming.layout = RosterLayout::gradescope;
+    } else if (layout != "plain") {
+        return std::nullopt;
+    }
+    return naming;
+}
+
 std::string clean_student_name(std::string_view raw)
 {
     std::string name;
@@ -270,7 +301,7 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
     return submissions;
 }
 
-Roster discover_roster(const std::string& dir_text)
+Roster discover_roster(const std::string& dir_text, const std::optional<RosterNaming>& earlier)
 {
     Roster roster;
     fs::path dir = dir_text;
@@ -291,6 +322,12 @@ Roster discover_roster(const std::string& dir_text)
     } else if (!fs::exists(dir / gradescope_metadata)) {
         const fs::path whole = fs::absolute(dir).lexically_normal();  // "hw1-submissions/" has no filename()
         assignment = classroom_assignment((whole.has_filename() ? whole : whole.parent_path()).filename().string());
+    }
+    // Named as on the class's first run where the folders' own names do not say the assignment.
+    bool stay_plain = false;
+    if (earlier && assignment.empty() && !fs::exists(dir / gradescope_metadata)) {
+        if (earlier->layout == RosterLayout::github_classroom) assignment = earlier->assignment;
+        stay_plain = earlier->layout == RosterLayout::plain;
     }
     if (folders.empty())
         throw RosterError("--submissions " + dir_text +
@@ -327,8 +364,10 @@ Roster discover_roster(const std::string& dir_text)
             }
             raw.push_back(std::move(r));
         }
-    } else if (const std::string prefix = classroom_prefix(folders, assignment); !prefix.empty()) {
+    } else if (const std::string prefix = stay_plain ? std::string() : classroom_prefix(folders, assignment);
+               !prefix.empty()) {
         roster.layout = RosterLayout::github_classroom;
+        roster.assignment = prefix.substr(0, prefix.size() - 1);
         roster.notes.push_back("GitHub Classroom folders of the assignment " +
                                class_detail::one_line_text(prefix.substr(0, prefix.size() - 1)) +
                                ": students named after what follows it");

@@ -397,9 +397,12 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         err << "grade class: nothing was graded\n";
         return code;
     };
+    // Named as on the class's first run (class_roster.hpp: RosterNaming), kept in OUT/roster.json.
+    const fs::path naming_file = fs::absolute(command.output_dir) / "roster.json";
+    const std::optional<RosterNaming> earlier = read_roster_naming(naming_file.string());
     Roster roster;
     try {
-        roster = discover_roster(command.submissions);
+        roster = discover_roster(command.submissions, earlier);
     } catch (const RosterError& e) {
         return refuse(e.what(), exit_usage_error);
     }
@@ -431,6 +434,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     // This machine can grade at all: one grading's preflight, once, before any student.
     fs::create_directories(output / "students", ec);
     if (ec) return refuse("--output-dir " + command.output_dir + ": cannot create it (" + ec.message() + ")", exit_environment_error);
+    if (!earlier) write_file_atomically((output / "roster.json").string(), naming_json(roster));
     GradeCommand one;
     one.options = command.options;
     one.options.environment.work_dir = (output / "students").string();
@@ -647,7 +651,7 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
     std::optional<Roster> roster;
     if (!command.submissions.empty()) {
         try {
-            roster = discover_roster(command.submissions);
+            roster = discover_roster(command.submissions, read_roster_naming((output / "roster.json").string()));
         } catch (const RosterError& e) {
             err << "grade class merge: " << e.what() << "\n";
             return exit_usage_error;

@@ -194,6 +194,10 @@ TEST_CASE("a synthetic class: every student's files and the class's against thei
 
     const auto students = check_class_files(out);
     REQUIRE(students.size() == 9);
+    // How its folders were named, for the runs after it (class_roster.hpp: RosterNaming).
+    const auto naming = grading::read_roster_naming((out / "roster.json").string());
+    REQUIRE(naming);
+    CHECK(naming->layout == grading::RosterLayout::plain);
     CHECK(students.at("full").at("status") == "passed");
     CHECK(students.at("full").at("exercises").at(0).at("correctness_points") == 8.0);  // speed: the machine's load
     CHECK(students.at("stub").at("points") == 0.0);

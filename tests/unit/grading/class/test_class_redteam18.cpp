@@ -157,6 +157,33 @@ TEST_CASE("red team: one renamed GitHub Classroom repository does not rename eve
     CHECK(named.at("bob-2") == "bob");
     CHECK(named.at("alice") == "hw2-alice");
     // A plain class in a folder that happens to be named *-submissions stays plain.
+    {
+        // Given under another name, the naming of the class's first run holds on a resume: no
+        // renamed repository renames the others (a classroom's prefix), nor makes a plain class's
+        // folders lose a common word (a plain class stays plain).
+        const fs::path elsewhere = dir / "hw3";
+        for (const char* folder : {"hw3-alice", "hw3-bob", "hw3-mallory"})
+            test_support::write_file(elsewhere / folder / "scan_kogge_stone.cu", "\n");
+        const grading::Roster first = grading::discover_roster(elsewhere.string());
+        CHECK(first.assignment == "hw3");
+        test_support::write_file(dir / "roster.json", grading::naming_json(first));
+        const auto naming = grading::read_roster_naming((dir / "roster.json").string());
+        REQUIRE(naming);
+        fs::rename(elsewhere / "hw3-mallory", elsewhere / "hw4-mallory");
+        const auto resumed = redteam18_folder_by_name(grading::discover_roster(elsewhere.string(), naming));
+        CHECK(resumed.at("alice") == "hw3-alice");
+        CHECK(resumed.at("bob") == "hw3-bob");
+        CHECK(resumed.at("hw4-mallory") == "hw4-mallory");
+        grading::RosterNaming plain_first;  // the first run was plain: a later common prefix changes nothing
+        const auto still_plain = redteam18_folder_by_name(grading::discover_roster(elsewhere.string(), plain_first));
+        CHECK(still_plain.at("hw3-alice") == "hw3-alice");
+        for (const char* text : {"", "{}", "[1]", R"({"layout": "github_classroom"})", R"({"layout": "other"})"}) {
+            CAPTURE(text);
+            test_support::write_file(dir / "roster.json", text);
+            CHECK_FALSE(grading::read_roster_naming((dir / "roster.json").string()));
+        }
+        CHECK_FALSE(grading::read_roster_naming((dir / "missing.json").string()));
+    }
     const fs::path plain = dir / "course-submissions";
     for (const char* folder : {"alice", "bob"}) test_support::write_file(plain / folder / "scan_kogge_stone.cu", "\n");
     const grading::Roster roster = grading::discover_roster(plain.string());
