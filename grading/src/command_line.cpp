@@ -106,6 +106,17 @@ const CLI::Validator gpu_architecture(
     "");
 
 // An empty name is let through, as before CLI11: `--exercise "$LIST"` with an empty list grades all.
+// --exercise's names without the empty ones (a script's empty variable) and each once, where first
+// named: a repeated one (--exercise a,b --exercise a, as a script that appends to a command writes)
+// would be built and graded twice into one work folder.
+void keep_each_exercise_once(std::vector<std::string>& names)
+{
+    std::set<std::string> seen;
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&seen](const std::string& n) { return n.empty() || !seen.insert(n).second; }),
+                names.end());
+}
+
 const CLI::Validator known_exercise(
     [](std::string& name) -> std::string {
         if (name.empty() || harness::find_exercise(name)) return {};
@@ -154,12 +165,7 @@ void check_grade_command(const CLI::App& app, GradeCommand& command)
         command.options.environment.reference_runner.clear();  // nothing is timed
     }
     std::vector<std::string>& names = request.exercises;
-    names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
-    // Each exercise once, in the order first given: a repeated one (--exercise a,b --exercise a, as a
-    // script that appends to a command writes) would be built and graded twice into one work folder.
-    std::set<std::string> seen;
-    names.erase(std::remove_if(names.begin(), names.end(), [&seen](const std::string& n) { return !seen.insert(n).second; }),
-                names.end());
+    keep_each_exercise_once(names);
     if (names.empty())
         for (const auto& e : harness::all_exercises()) names.push_back(e.name);
     if (command.list) return;
@@ -362,13 +368,7 @@ void declare_bench_options(CLI::App& app, BenchCommand& command)
         ->type_name("S")
         ->check(positive_seconds);
     app.callback([&command] {
-        std::vector<std::string>& names = command.exercises;
-        names.erase(std::remove(names.begin(), names.end(), std::string()), names.end());
-    // Each exercise once, in the order first given: a repeated one (--exercise a,b --exercise a, as a
-    // script that appends to a command writes) would be built and graded twice into one work folder.
-    std::set<std::string> seen;
-    names.erase(std::remove_if(names.begin(), names.end(), [&seen](const std::string& n) { return !seen.insert(n).second; }),
-                names.end());
+        keep_each_exercise_once(command.exercises);
     });
 }
 

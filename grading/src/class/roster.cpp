@@ -242,7 +242,7 @@ std::vector<std::pair<std::string, std::vector<Submitter>>> parse_gradescope_met
     };
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (formats::trimmed(line).empty() || formats::trimmed(line)[0] == '#') continue;
+        if (const std::string bare = formats::trimmed(line); bare.empty() || bare[0] == '#') continue;
         const std::size_t indent = indentation(line);
         const std::string content = line.substr(indent);
         if (value && indent > key_indent) {
@@ -323,9 +323,10 @@ Roster discover_roster(const std::string& dir_text, const std::optional<RosterNa
         const fs::path whole = fs::absolute(dir).lexically_normal();  // "hw1-submissions/" has no filename()
         assignment = classroom_assignment((whole.has_filename() ? whole : whole.parent_path()).filename().string());
     }
-    // Named as on the class's first run where the folders' own names do not say the assignment.
+    // Named as on the class's first run where the folders' own names do not say the assignment (a
+    // Gradescope export is told by its metadata, below, whatever the first run was).
     bool stay_plain = false;
-    if (earlier && assignment.empty() && !fs::exists(dir / gradescope_metadata)) {
+    if (earlier && assignment.empty()) {
         if (earlier->layout == RosterLayout::github_classroom) assignment = earlier->assignment;
         stay_plain = earlier->layout == RosterLayout::plain;
     }
@@ -369,7 +370,7 @@ Roster discover_roster(const std::string& dir_text, const std::optional<RosterNa
         roster.layout = RosterLayout::github_classroom;
         roster.assignment = prefix.substr(0, prefix.size() - 1);
         roster.notes.push_back("GitHub Classroom folders of the assignment " +
-                               class_detail::one_line_text(prefix.substr(0, prefix.size() - 1)) +
+                               class_detail::one_line_text(roster.assignment) +
                                ": students named after what follows it");
         for (const auto& f : folders) {
             const bool ours = of_assignment(f, prefix);
