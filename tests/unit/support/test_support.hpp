@@ -50,7 +50,6 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
     std::ofstream(path, std::ios::binary) << text;
 }
 
-// An empty directory of this test process: temp/grader_<pid>_<name> (removed first if it exists).
 // The state letter of /proc/PID/stat ('T' stopped, 'S' sleeping, ...); 0 when gone.
 inline char process_state(int pid)
 {
@@ -61,6 +60,7 @@ inline char process_state(int pid)
     return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
 }
 
+// An empty directory of this test process: temp/grader_<pid>_<name> (removed first if it exists).
 inline std::filesystem::path fresh_dir(const std::string& name)
 {
     const std::filesystem::path dir =
