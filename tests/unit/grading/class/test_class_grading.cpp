@@ -299,9 +299,15 @@ TEST_CASE("killed with SIGKILL in the middle, the same command resumes: nothing 
     CHECK(read_text(out / "class.csv").find("e_stuck,,,,not_graded,0,") != std::string::npos);
     CHECK(processes_naming(dir.string()).empty());
 
-    // Run again: only the student without results is graded.
-    const auto third = grade_class(submissions, out, options);
+    // Run again: only the student without results is graded. The limit on a student's grade is the
+    // class's, not a grading's (no regrade for it): e_stuck, the one left, is stopped after 5 s.
+    std::vector<std::string> shorter = options;
+    shorter.back() = "5";
+    const auto third = grade_class(submissions, out, shorter);
+    INFO(third.output);
     CHECK(third.output.find("5 already graded, 1 to grade") != std::string::npos);
+    CHECK(check_class_files(out).at("e_stuck").at("message").get<std::string>().find("--student-time-limit (5 s)") !=
+          std::string::npos);
     fs::remove_all(dir);
 }
 
