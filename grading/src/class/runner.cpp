@@ -50,6 +50,12 @@ namespace {
 
 using class_detail::number_text;
 
+// Where OUT keeps how its class's folders were named on the first run (class_roster.hpp: RosterNaming).
+std::string naming_file(const fs::path& output)
+{
+    return (output / "roster.json").string();
+}
+
 // A student's folder, locked by the class process that grades it: two `grade class` on one OUT
 // (shards on a shared file system, or a second run by mistake) never grade one student at once.
 class StudentLock {
@@ -397,9 +403,8 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
         err << "grade class: nothing was graded\n";
         return code;
     };
-    // Named as on the class's first run (class_roster.hpp: RosterNaming), kept in OUT/roster.json.
-    const fs::path naming_file = fs::absolute(command.output_dir) / "roster.json";
-    const std::optional<RosterNaming> earlier = read_roster_naming(naming_file.string());
+    // Named as on the class's first run (class_roster.hpp: RosterNaming).
+    const std::optional<RosterNaming> earlier = read_roster_naming(naming_file(fs::absolute(command.output_dir)));
     Roster roster;
     try {
         roster = discover_roster(command.submissions, earlier);
@@ -434,7 +439,7 @@ int run_class(const ClassCommand& command, const std::string& grade_executable, 
     // This machine can grade at all: one grading's preflight, once, before any student.
     fs::create_directories(output / "students", ec);
     if (ec) return refuse("--output-dir " + command.output_dir + ": cannot create it (" + ec.message() + ")", exit_environment_error);
-    if (!earlier) write_file_atomically((output / "roster.json").string(), naming_json(roster));
+    if (!earlier) write_file_atomically(naming_file(output), naming_json(roster));
     GradeCommand one;
     one.options = command.options;
     one.options.environment.work_dir = (output / "students").string();
@@ -651,7 +656,7 @@ int run_class_merge(const ClassMergeCommand& command, std::ostream& out, std::os
     std::optional<Roster> roster;
     if (!command.submissions.empty()) {
         try {
-            roster = discover_roster(command.submissions, read_roster_naming((output / "roster.json").string()));
+            roster = discover_roster(command.submissions, read_roster_naming(naming_file(output)));
         } catch (const RosterError& e) {
             err << "grade class merge: " << e.what() << "\n";
             return exit_usage_error;

@@ -42,6 +42,16 @@ std::string free_for(const std::string& path)
     return answer;
 }
 
+// Waits (bounded: the test fails, it never hangs) until `path` is held so that `expected` is what
+// another grading could take: "exclusive", "shared" or "none".
+bool becomes(const std::string& path, const std::string& expected)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (free_for(path) != expected && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return free_for(path) == expected;
+}
+
 }  // namespace
 
 TEST_CASE("a timed case's hold excludes every other hold; untimed holds share")
@@ -98,11 +108,8 @@ TEST_CASE("an untimed case that asks after a waiting timed case goes after it")
         const GpuLock::Hold hold = lock.hold(true);
         timed_turn = ++order;
     });
-    // The timed case is in line once it holds the queue (bounded: the test fails, it never hangs).
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (free_for(lock.path() + ".queue") != "none" && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    REQUIRE(free_for(lock.path() + ".queue") == "none");
+    // The timed case is in line once it holds the queue.
+    REQUIRE(becomes(lock.path() + ".queue", "none"));
     std::thread late([&] {
         const GpuLock::Hold hold = lock.hold(false);
         late_turn = ++order;
@@ -306,12 +313,8 @@ TEST_CASE("timed cases go first: one that asks while another is timed goes befor
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     });
     // The second timed case has said it is wanted once it holds the queue (it says so first, then
-    // lines up; the untimed case waits for the wish before it lines up). Bounded: the test fails, it
-    // never hangs.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (free_for(lock.path() + ".queue") != "none" && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    REQUIRE(free_for(lock.path() + ".queue") == "none");
+    // lines up; the untimed case waits for the wish before it lines up).
+    REQUIRE(becomes(lock.path() + ".queue", "none"));
     first = {};
     second_timed.join();
     untimed.join();
@@ -341,16 +344,6 @@ TEST_CASE("an untimed case waits while a timed case is asked for, and goes once 
 // Red team 18b (e3ab772, <lock>.wanted): what a timed hold says while it is asked for must never
 // outlive it, whichever way the hold ends, or every grading's correctness runs wait for good.
 namespace {
-
-// Waits (bounded: the test fails, it never hangs) until `path` is held so that `expected` is what
-// another grading could take: "exclusive", "shared" or "none".
-bool becomes(const std::string& path, const std::string& expected)
-{
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (free_for(path) != expected && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return free_for(path) == expected;
-}
 
 // A second grading (a forked process) that asks for a timed hold and keeps it until it is killed.
 pid_t grading_asking_timed(const GpuLock& lock)
